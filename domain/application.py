@@ -1,0 +1,141 @@
+"""The application service: every command and query on games.
+
+Commands load the Game, call one method, save, and return where the events
+landed (position) and the game's new version. The aggregate cache keeps a
+command cheap however long the game; a clash with another writer is retried
+by reloading and re-deciding, unless the command said which version it
+expected.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import IntegrityError
+
+from domain import legal
+from domain.errors import GameNotFoundError, VersionClashError
+from domain.game import Game
+from domain.moves import Move
+from domain.ruleset import RuleSet
+from domain.state import GameState
+from domain.views import player_view, public_view
+
+T = TypeVar("T")
+RETRIES = 5
+
+
+@dataclass(frozen=True)
+class Outcome:
+    position: int  # notification id of the command's last event
+    version: int  # the game's version after the command
+    seat: int | None = None  # for join
+
+
+class Opus(Application[UUID]):
+    name = "Opus"
+    env = {
+        "AGGREGATE_CACHE_MAXSIZE": "1000",
+        # Commands mutate the cached game in place; a failed save evicts it,
+        # and a stale one shows up as a clash on save.
+        "AGGREGATE_CACHE_FASTFORWARD": "n",
+        "DEEPCOPY_FROM_AGGREGATE_CACHE": "n",
+    }
+
+    def __init__(self, env: dict[str, str] | None = None) -> None:
+        super().__init__(env)
+        self._locks: dict[UUID, threading.Lock] = {}
+        self._locks_lock = threading.Lock()
+
+    # ---- commands --------------------------------------------------------
+
+    def create_game(self, variant: RuleSet | None = None, *, secret: bytes | None = None) -> UUID:
+        game = Game.create(variant or RuleSet(), secret=secret)
+        self.save(game)
+        return game.id
+
+    def join(self, game_id: UUID, name: str, contribution: str = "") -> Outcome:
+        seat: list[int] = []
+        outcome = self._command(game_id, lambda g: seat.append(g.join(name, contribution)))
+        return Outcome(outcome.position, outcome.version, seat[-1])
+
+    def start(self, game_id: UUID) -> Outcome:
+        return self._command(game_id, Game.start)
+
+    def play(self, game_id: UUID, move: Move, expected_version: int | None = None) -> Outcome:
+        return self._command(game_id, lambda g: g.play(move), expected_version)
+
+    def _command(
+        self, game_id: UUID, act: Callable[[Game], Any], expected_version: int | None = None
+    ) -> Outcome:
+        with self._lock(game_id):
+            for _ in range(RETRIES):
+                game = self._game(game_id)
+                if expected_version is not None and game.version != expected_version:
+                    raise VersionClashError(
+                        f"game {game_id} is at version {game.version}, not {expected_version}"
+                    )
+                try:
+                    act(game)
+                    recordings = self.save(game)
+                except IntegrityError:
+                    self._evict(game_id)
+                    if expected_version is not None:
+                        raise VersionClashError(
+                            f"game {game_id} changed since version {expected_version}"
+                        ) from None
+                    continue
+                except BaseException:
+                    self._evict(game_id)
+                    raise
+                position = recordings[-1].notification.id if recordings else 0
+                return Outcome(position, game.version)
+            raise VersionClashError(f"game {game_id} kept changing; gave up after {RETRIES} tries")
+
+    def _lock(self, game_id: UUID) -> threading.Lock:
+        with self._locks_lock:
+            return self._locks.setdefault(game_id, threading.Lock())
+
+    def _evict(self, game_id: UUID) -> None:
+        cache = self.repository.cache
+        if cache:
+            try:
+                cache.get(game_id, evict=True)
+            except KeyError:
+                pass
+
+    def _game(self, game_id: UUID) -> Game:
+        try:
+            game = self.repository.get(game_id)
+        except AggregateNotFoundError:
+            raise GameNotFoundError(f"no game {game_id}") from None
+        if not isinstance(game, Game):
+            raise GameNotFoundError(f"no game {game_id}")
+        return game
+
+    # ---- queries -----------------------------------------------------------
+
+    def state(self, game_id: UUID) -> GameState:
+        """The full state, hidden information included: for the engine and tests."""
+        with self._lock(game_id):
+            return self._game(game_id).state
+
+    def version(self, game_id: UUID) -> int:
+        with self._lock(game_id):
+            return self._game(game_id).version
+
+    def public_view(self, game_id: UUID) -> dict[str, Any]:
+        """What everyone at the table sees: no hand, no deck order, no secret."""
+        return public_view(self.state(game_id))
+
+    def player_view(self, game_id: UUID, seat: int) -> dict[str, Any]:
+        """What one seat sees: the public view and its own hand."""
+        return player_view(self.state(game_id), seat)
+
+    def legal_moves(self, game_id: UUID, seat: int) -> list[Move]:
+        return legal.legal_moves(self.state(game_id), seat)

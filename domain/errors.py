@@ -1,0 +1,71 @@
+"""Errors the domain raises. A rule error names its rule id (R… or S…)."""
+
+from __future__ import annotations
+
+
+class OpusError(Exception):
+    """Base of every error the domain raises on purpose."""
+
+
+class GameNotFoundError(OpusError):
+    pass
+
+
+class VersionClashError(OpusError):
+    """The game is not at the version the command expected."""
+
+
+class RuleError(OpusError):
+    """A move the rules refuse. ``rule`` is the id in RULES.md."""
+
+    rule = "R"
+
+    def __init__(self, message: str, rule: str | None = None) -> None:
+        if rule is not None:
+            self.rule = rule
+        super().__init__(f"{self.rule}: {message}")
+        self.detail = message
+
+
+class SetupError(RuleError):
+    rule = "R2.1"
+
+
+class OutOfTurnError(RuleError):
+    rule = "R3.4"
+
+
+class PassNotAllowedError(RuleError):
+    rule = "R3.3"
+
+
+class DiscardError(RuleError):
+    rule = "R4.1"
+
+
+class AssemblyError(RuleError):
+    rule = "R4.2"
+
+
+class PlacementError(RuleError):
+    rule = "R4.5"
+
+
+class ColumnBuiltError(RuleError):
+    rule = "R4.8"
+
+
+class StageIsLastError(RuleError):
+    rule = "R5.2"
+
+
+class SpellError(RuleError):
+    rule = "R6"
+
+
+class GameOverError(RuleError):
+    rule = "R7.1"
+
+
+class GuildOffError(RuleError):
+    rule = "R1.4"

@@ -1,0 +1,46 @@
+"""The rule set a game is played under: a value with a version and a digest (R10)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+
+from domain.catalog import load_catalog
+
+# Bumped whenever the engine's reading of RULES.md changes, so that a game is
+# always replayed under the rules it started with.
+RULES_VERSION = "1"
+DRAW_VARIANTS = ("five", "one")  # R3.1
+MIN_PLAYERS, MAX_PLAYERS = 2, 6  # R2.1
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    draw: str = "five"
+    guild: bool = True
+    stage_points: tuple[int, ...] = load_catalog().stage_points
+    players: int = 0  # fixed when the game starts
+    version: str = RULES_VERSION
+
+    def __post_init__(self) -> None:
+        if self.draw not in DRAW_VARIANTS:
+            raise ValueError(f"draw must be one of {DRAW_VARIANTS}, not {self.draw!r}")
+        if len(self.stage_points) != 7 or any(p < 0 for p in self.stage_points):
+            raise ValueError("stage_points must be seven non-negative numbers")
+        object.__setattr__(self, "stage_points", tuple(self.stage_points))
+
+    def as_dict(self) -> dict[str, object]:
+        d = asdict(self)
+        d["stage_points"] = list(self.stage_points)
+        return d
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 of the canonical JSON of the rule set (sorted keys, no spaces)."""
+        text = json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    @classmethod
+    def from_dict(cls, d: dict[str, object]) -> RuleSet:
+        return cls(**d)  # type: ignore[arg-type]
