@@ -9,10 +9,11 @@ expected.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -39,7 +40,7 @@ class Outcome:
 
 class Opus(Application[UUID]):
     name = "Opus"
-    env = {
+    env: ClassVar[dict[str, str]] = {
         "AGGREGATE_CACHE_MAXSIZE": "1000",
         # Commands mutate the cached game in place; a failed save evicts it,
         # and a stale one shows up as a clash on save.
@@ -104,14 +105,12 @@ class Opus(Application[UUID]):
     def _evict(self, game_id: UUID) -> None:
         cache = self.repository.cache
         if cache:
-            try:
+            with contextlib.suppress(KeyError):
                 cache.get(game_id, evict=True)
-            except KeyError:
-                pass
 
     def _game(self, game_id: UUID) -> Game:
         try:
-            game = self.repository.get(game_id)
+            game: Any = self.repository.get(game_id)
         except AggregateNotFoundError:
             raise GameNotFoundError(f"no game {game_id}") from None
         if not isinstance(game, Game):

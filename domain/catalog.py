@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import Any
 
 # R1.2: recipe kinds; spells and Stones are not recipes.
 RECIPE_KINDS = frozenset(
@@ -102,19 +103,19 @@ class Catalog:
         return self.cards[card_id]
 
 
-def _requirement(raw: dict[str, object]) -> Requirement:
+def _requirement(raw: dict[str, Any]) -> Requirement:
     kind = raw["type"]
     if kind == "element":
-        element = int(raw["element"])  # type: ignore[call-overload]
+        element = int(raw["element"])
         return Requirement(frozenset({element}), frozenset(), f"element {element}")
     if kind == "element_any":
-        elements = frozenset(raw["elements"])  # type: ignore[arg-type]
+        elements = frozenset(int(e) for e in raw["elements"])
         return Requirement(elements, frozenset(), f"element {sorted(elements)}")
     if kind == "recipe":
-        return Requirement(frozenset(), frozenset(raw["card_ids"]), str(raw["name_en"]))  # type: ignore[arg-type]
+        return Requirement(frozenset(), frozenset(raw["card_ids"]), str(raw["name_en"]))
     if kind == "recipe_kind":
         label = "any " + str(raw["kind"]).replace("_", " ")
-        return Requirement(frozenset(), frozenset(raw["card_ids"]), label)  # type: ignore[arg-type]
+        return Requirement(frozenset(), frozenset(raw["card_ids"]), label)
     raise ValueError(f"unknown requirement type {kind!r}")
 
 

@@ -49,12 +49,12 @@ def takeable_recipes(state: GameState) -> dict[int, object]:
     for owner, cols in enumerate(state.columns):
         for column, stages in cols.items():
             last = state.last_stage(owner, column)
-            for i, card_id in enumerate(stages[: last - 1]):
-                if card_id is None or card_id == GAP:
+            for i, stage_card in enumerate(stages[: last - 1]):
+                if stage_card is None or stage_card == GAP:
                     continue
-                card = CARDS[card_id]
+                card = CARDS[stage_card]
                 if not (card.stone or card.spell):
-                    found[card_id] = ("sequence", owner, column, i + 1)
+                    found[stage_card] = ("sequence", owner, column, i + 1)
     return found
 
 
