@@ -367,11 +367,27 @@ def _own_recipe(state: GameState, seat: int, card_id: int | None, rule: str) -> 
     return card_id
 
 
+SPELL_FIELDS = {
+    "knowledge": ("card",),
+    "transformation": ("card", "recipe"),
+    "destruction": ("card", "recipe"),
+    "transmutation": ("column",),
+}
+
+
+def _only_used(move: Cast, used: tuple[str, ...]) -> None:
+    """A spell names only what it uses (R6): a stray target is a mistake."""
+    for name in ("card", "recipe", "column"):
+        if name not in used and getattr(move, name) is not None:
+            raise E.SpellError(f"{_name(move.spell)} takes no {name}")
+
+
 def _cast(state: GameState, move: Cast, facts: Facts) -> None:
     seat = move.player
     spell = _in_hand(state, seat, move.spell, E.SpellError)
     if spell.spell is None:
         raise E.SpellError(f"{_name(spell.id)} is not a spell")
+    _only_used(move, SPELL_FIELDS[spell.spell])
     fields: dict[str, Any] = dict(card=None, recipe=None, column=None, stage=None)
     back: list[int] = []
     if spell.spell == "knowledge":  # R6.1

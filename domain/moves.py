@@ -68,10 +68,7 @@ class Pass:
 
 Move = Discard | Assemble | Place | Cast | Pass
 MAIN_ACTIONS = (Discard, Assemble, Place, Pass)  # each ends the turn (R3.2)
-MOVE_TYPES: dict[str, type[Move]] = {
-    m.name: m
-    for m in (Discard, Assemble, Place, Cast, Pass)  # type: ignore[misc]
-}
+MOVE_TYPES: dict[str, type[Move]] = {m.name: m for m in (Discard, Assemble, Place, Cast, Pass)}
 
 
 def move_to_dict(move: Move) -> dict[str, Any]:

@@ -1,0 +1,29 @@
+# Set-up is part of every target: a fresh machine needs only Python 3.11+.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test lint bench clean
+
+$(BIN)/opus: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@
+
+run: $(BIN)/opus  ## play bot games into the embedded SQLite store (./var/opus.db)
+	$(BIN)/opus simulate --games 20 --players 4 --bot greedy
+
+lint: $(BIN)/opus
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test: lint  ## unit and integration tests (real SQLite, PostgreSQL, Redis)
+	$(BIN)/pytest -q
+
+bench: $(BIN)/opus
+	$(BIN)/python bench/commands.py
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .hypothesis
