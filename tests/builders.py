@@ -5,7 +5,8 @@ card by card: every card is moved out of wherever it is (deck, hand, cabinet,
 table, Sequence) into the zone the test names, so each card stays in exactly
 one zone (R1.3). The rearranging itself records nothing; the moves a test
 then plays go through ``Game.play`` like any other, and their events are
-kept in ``Position.events`` so the points ledger can be checked (R8.1).
+kept in ``Position.events``; after every move the zones (R1.3) and the
+points ledger (R8.1) are checked.
 
 Cards the tests use, by id (see ``domain/data/potions.json``)::
 
@@ -174,6 +175,7 @@ class Position:
             new.extend(self.game.collect_events())
         self.events.extend(new)
         self.check()
+        self.assert_ledger()
         return new
 
     def refuse(self, move: Move, error: type[RuleError], rule: str) -> RuleError:

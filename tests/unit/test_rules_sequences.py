@@ -109,7 +109,7 @@ def test_S6_placing_into_a_sequence_takes_the_whole_play_phase() -> None:
     p.refuse(Discard(0, 7), OutOfTurnError, "R3.4")  # no second main action
 
 
-def test_R4_5_place_a_recipe_from_your_own_table() -> None:
+def test_S9_R4_7_a_recipe_placed_from_your_own_table_sends_its_components_back() -> None:
     """R4.5, R4.7, S9: Ada's assembled Love Potion goes into her Sequence and
     its components go back to the cabinet; no one scores half."""
     p = Position().table(0, 6, 8, 10).cabinet(9)

@@ -6,7 +6,7 @@ Destruction 75 (9), 76 (2); Transmutation 206 (6), 207 (11), 208 (15).
 
 from __future__ import annotations
 
-from domain.errors import SpellError
+from domain.errors import PlacementError, SpellError
 from domain.moves import Cast, Discard, Place
 from tests.builders import Position, kinds, of_kind, points
 
@@ -71,6 +71,17 @@ def test_R6_1_knowledge_cannot_take_a_spell() -> None:
     p = Position().hand(0, 73).cabinet(75)
     error = p.refuse(Cast(0, 73, card=75), SpellError, "R6.1")
     assert "cannot take a spell" in str(error)
+
+
+def test_R6_1_knowledge_may_take_a_stone_which_can_then_be_placed_from_hand() -> None:
+    """R6.1, R4.5, R3.2: a Stone is no spell: Ada takes the White Stone from the
+    cabinet into her hand and places it in the same turn."""
+    p = Position().hand(0, 73).cabinet(202).column(0, "albedo", 6, 14, 38, 44, 49, 67)
+    p.refuse(Place(0, "albedo", 202), PlacementError, "R4.5")
+    p.play(Cast(0, 73, card=202))
+    events = p.play(Place(0, "albedo", 202))
+    assert points(events) == [(0, 10, "R4.6")]
+    assert "SequenceCompleted" in kinds(events)
 
 
 # ---- R6.2 Transformation -----------------------------------------------------

@@ -116,6 +116,13 @@ def test_R3_3_pass_is_allowed_when_no_main_action_is_legal() -> None:
     assert p.state.turn == 1
 
 
+def test_R3_3_a_stone_that_can_be_placed_is_a_main_action_so_no_pass() -> None:
+    """R3.3, R4.5: Ada's albedo column is at stage 6 and she holds its Stone."""
+    p = Position().hand(0, 202).column(0, "albedo", *ADA_ALBEDO)
+    assert legal_moves(p.state, 0) == [Place(0, "albedo", 202)]
+    p.refuse(Pass(0), PassNotAllowedError, "R3.3")
+
+
 def test_R3_3_pass_is_allowed_when_the_deck_is_empty() -> None:
     """R3.3: with the deck empty Ada may pass even though she could discard."""
     p = Position().hand(0, 6).empty_deck()
@@ -268,7 +275,7 @@ def test_R7_3_then_more_recipes_on_the_table_counting_only_top_level_cards() -> 
 
 
 def test_R7_3_still_tied_the_win_is_shared() -> None:
-    """R7.3: equal points, stages and table recipes: both win."""
+    """R7.3: equal points, stages and table recipes: all three share the win."""
     p = Position(players=3).table(0, 10, 20, 24).table(1, 11, 21, 25)
     p.table(2, 49, 6, 14)
     assert _end(p) == [0, 1, 2]
