@@ -19,16 +19,23 @@ if TYPE_CHECKING:
 
 
 class GameCreated(Aggregate.Created):
+    chain: str  # domain/chain.py
     commitment: str  # R9.1
     secret: str  # hidden: revealed by GameEnded (R9.3)
     draw: str
     guild: bool
     stage_points: list[int]
 
+    def apply(self, aggregate: Any) -> None:
+        aggregate.chain = self.chain
+
 
 class GameEvent(Aggregate.Event):
+    chain: str  # domain/chain.py
+
     def apply(self, aggregate: Any) -> None:
         self.evolve(aggregate)
+        aggregate.chain = self.chain
 
     def evolve(self, game: Game) -> None:
         raise NotImplementedError

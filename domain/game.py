@@ -7,11 +7,13 @@ records nothing.
 
 from __future__ import annotations
 
-from uuid import UUID
+from typing import Any
+from uuid import UUID, uuid4
 
 from eventsourcing.domain import Aggregate
 
 from domain import engine
+from domain.chain import GENESIS, event_record, next_chain
 from domain.events import GameCreated
 from domain.moves import MAIN_ACTIONS, Move
 from domain.ruleset import RuleSet
@@ -25,6 +27,7 @@ class Game(Aggregate):
     ) -> None:
         variant = RuleSet(draw=draw, guild=guild, stage_points=tuple(stage_points))
         self.state = GameState(commitment=commitment, secret=secret, variant=variant)
+        self.chain = GENESIS  # the head of the hash chain, set by every event
 
     @classmethod
     def create(
@@ -32,15 +35,25 @@ class Game(Aggregate):
     ) -> Game:
         """R9.1: the server's secret is picked here; its commitment is public."""
         secret = new_secret() if secret is None else secret
-        return cls._create(
-            GameCreated,
-            id=id,
+        game_id = uuid4() if id is None else id
+        fields: dict[str, Any] = dict(
             commitment=commitment(secret),
             secret=secret.hex(),
             draw=variant.draw,
             guild=variant.guild,
             stage_points=list(variant.stage_points),
         )
+        timestamp = GameCreated.create_timestamp()
+        record = event_record(game_id, 1, GameCreated.__name__, timestamp, fields)
+        chain = next_chain(GENESIS, record)
+        return cls._create(GameCreated, id=game_id, timestamp=timestamp, chain=chain, **fields)
+
+    def trigger_event(self, event_class: type[Any], **kwargs: Any) -> None:
+        """Every event carries the chain value over its own fields (Audit)."""
+        timestamp = event_class.create_timestamp()
+        record = event_record(self.id, self.version + 1, event_class.__name__, timestamp, kwargs)
+        chain = next_chain(self.chain, record)
+        super().trigger_event(event_class, timestamp=timestamp, chain=chain, **kwargs)
 
     def _trigger_all(self, facts: list[engine.Fact]) -> None:
         for cls, fields in facts:

@@ -1,0 +1,60 @@
+"""The hash chain over a game's events (DESIGN.md, Audit).
+
+chain(n) = SHA-256(chain(n-1) as 32 raw bytes ‖ canonical JSON of event n),
+chain(0) = 32 zero bytes (the genesis). Values are written as lowercase hex.
+
+Canonical JSON of an event is the UTF-8 encoding of the object
+``{"aggregate_id": "<uuid>", "payload": {…the event's own fields…},
+"timestamp": "<ISO 8601>", "type": "<event type>", "version": <n>}`` (an
+exported NDJSON line without its position and chain) with keys sorted by
+code point at every level, no whitespace (separators "," and ":"), strings
+as UTF-8 (no \\u escapes except for control characters, JSON's own escapes
+for quote and backslash), integers in decimal, true/false/null. Event fields
+hold only strings, integers, booleans, null, lists and objects. The
+timestamp is Python's ``datetime.isoformat()`` of the UTC time, e.g.
+"2026-11-29T14:03:25.123456+00:00".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+GENESIS = "0" * 64
+META_FIELDS = frozenset({"originator_id", "originator_version", "timestamp", "chain"})
+
+
+def canonical_json(value: Any) -> bytes:
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
+
+
+def event_record(
+    aggregate_id: UUID | str,
+    version: int,
+    type_: str,
+    timestamp: datetime | str,
+    payload: dict[str, Any],
+) -> dict[str, Any]:
+    """The object the chain hashes for one event."""
+    stamp = timestamp if isinstance(timestamp, str) else timestamp.isoformat()
+    return {
+        "aggregate_id": str(aggregate_id),
+        "version": version,
+        "type": type_,
+        "timestamp": stamp,
+        "payload": payload,
+    }
+
+
+def next_chain(previous: str, record: dict[str, Any]) -> str:
+    return hashlib.sha256(bytes.fromhex(previous) + canonical_json(record)).hexdigest()
+
+
+def own_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    """An event's own fields: everything but identity, version, time and chain."""
+    return {k: v for k, v in fields.items() if k not in META_FIELDS and k != "originator_topic"}
