@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import click
 
+from api.commands.audit import export, verify
 from api.commands.simulate import simulate
 
 
@@ -21,3 +22,5 @@ def main() -> None:
 
 
 main.add_command(simulate)
+main.add_command(verify)
+main.add_command(export)

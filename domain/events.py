@@ -229,3 +229,11 @@ EVENT_TYPES: dict[str, type[Any]] = {
         GameEnded,
     )
 }
+
+# Hidden information (R1.3, R9.1): what no public view, stream or export may
+# show before GameEnded reveals it.
+HIDDEN_FIELDS: dict[str, tuple[str, ...]] = {
+    "GameCreated": ("secret",),
+    "CardsDealt": ("hands",),
+    "CardsDrawn": ("cards",),
+}

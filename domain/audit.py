@@ -1,0 +1,331 @@
+"""Re-judging recorded games from their events alone (DESIGN.md, Audit).
+
+A game's records are checked in three steps, stopping at the first failure:
+1. versions run 1, 2, 3, … with nothing missing or out of order;
+2. the hash chain (domain/chain.py) holds over every record;
+3. every recorded move is decided again by the rules engine, under the rule
+   set the game recorded at its start, and the recorded events must be
+   exactly the events the rules produce: same types, same fields, same
+   points, same draws from the deck the revealed secret gives (R9.3).
+
+Works on records from the live store or from an exported NDJSON file: no
+database and no server needed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.utils import get_topic
+
+from domain import engine
+from domain.chain import GENESIS, event_record, next_chain
+from domain.errors import RuleError
+from domain.events import (
+    EVENT_TYPES,
+    HIDDEN_FIELDS,
+    CardDiscarded,
+    GameCreated,
+    GameStarted,
+    PlayerJoined,
+    RecipeAssembled,
+    RecipePlaced,
+    SpellCast,
+    StageStolen,
+    StageTaken,
+    TurnEnded,
+)
+from domain.game import Game
+from domain.moves import MAIN_ACTIONS, Assemble, Cast, Discard, Move, Pass, Place
+
+GAME_TOPIC = get_topic(Game)
+
+
+@dataclass(frozen=True)
+class Record:
+    """One stored event as the log holds it: an exported NDJSON line."""
+
+    position: int | None
+    aggregate_id: str
+    version: int
+    type: str
+    timestamp: str
+    payload: dict[str, Any] | None
+    chain: str
+    redacted: bool = False
+    error: str | None = None  # the stored event could not be read
+
+    def to_line(self) -> dict[str, Any]:
+        line: dict[str, Any] = {
+            "position": self.position,
+            "aggregate_id": self.aggregate_id,
+            "version": self.version,
+            "type": self.type,
+            "timestamp": self.timestamp,
+            "payload": self.payload,
+            "chain": self.chain,
+        }
+        if self.redacted:
+            line["redacted"] = True
+        return line
+
+    @classmethod
+    def from_line(cls, line: dict[str, Any]) -> Record:
+        return cls(
+            position=line.get("position"),
+            aggregate_id=str(line["aggregate_id"]),
+            version=int(line["version"]),
+            type=str(line["type"]),
+            timestamp=str(line["timestamp"]),
+            payload=line["payload"],
+            chain=str(line["chain"]),
+            redacted=bool(line.get("redacted", False)),
+        )
+
+    def redact(self) -> Record:
+        """The public part of the record: hidden fields (R1.3, R9.1) blanked."""
+        hidden = HIDDEN_FIELDS.get(self.type, ())
+        if not hidden or self.payload is None:
+            return self
+        payload = {k: (None if k in hidden else v) for k, v in self.payload.items()}
+        return Record(
+            self.position,
+            self.aggregate_id,
+            self.version,
+            self.type,
+            self.timestamp,
+            payload,
+            self.chain,
+            redacted=True,
+        )
+
+
+@dataclass
+class Verdict:
+    aggregate_id: str
+    events: int
+    status: str = "open"  # open, running, ended
+    ok: bool = True
+    judged: bool = True  # False when hidden information was redacted
+    position: int | None = None  # of the first record that fails
+    version: int | None = None
+    reason: str = ""
+    winners: list[int] = field(default_factory=list)
+
+    def line(self) -> str:
+        if not self.ok:
+            where = f"position {self.position}" if self.position is not None else "the log"
+            return f"FAIL {self.aggregate_id} at {where} (version {self.version}): {self.reason}"
+        how = "re-judged" if self.judged else "chain only (hidden information redacted)"
+        return f"ok   {self.aggregate_id} {self.status}, {self.events} events, {how}"
+
+
+class Failure(Exception):
+    def __init__(self, record: Record, reason: str) -> None:
+        super().__init__(reason)
+        self.record = record
+        self.reason = reason
+
+
+def group_by_game(records: Iterable[Record]) -> dict[str, list[Record]]:
+    """Records per game, in log order."""
+    games: dict[str, list[Record]] = {}
+    for record in records:
+        games.setdefault(record.aggregate_id, []).append(record)
+    return games
+
+
+def verify_log(records: Iterable[Record]) -> Iterator[Verdict]:
+    """A verdict per game, in the order the games first appear in the log."""
+    for records_of_game in group_by_game(records).values():
+        yield verify_game(records_of_game)
+
+
+def verify_game(records: Sequence[Record]) -> Verdict:
+    verdict = Verdict(records[0].aggregate_id, len(records))
+    try:
+        _check_sequence(records)
+        _check_chain(records)
+        if any(r.redacted for r in records):
+            verdict.judged = False
+            verdict.status = _status(records)
+        else:
+            game = _judge(records)
+            verdict.status = game.state.status
+            verdict.winners = list(game.state.winners)
+    except Failure as failure:
+        verdict.ok = False
+        verdict.position = failure.record.position
+        verdict.version = failure.record.version
+        verdict.reason = failure.reason
+    return verdict
+
+
+def _status(records: Sequence[Record]) -> str:
+    types = {r.type for r in records}
+    return "ended" if "GameEnded" in types else "running" if "GameStarted" in types else "open"
+
+
+def _check_sequence(records: Sequence[Record]) -> None:
+    for expected, record in enumerate(records, start=1):
+        if record.error:
+            raise Failure(record, f"the stored event cannot be read: {record.error}")
+        if record.version != expected:
+            raise Failure(
+                record,
+                f"version {record.version} where {expected} was expected: "
+                "an event is missing or out of order",
+            )
+        if record.type not in EVENT_TYPES:
+            raise Failure(record, f"unknown event type {record.type!r}")
+
+
+def _check_chain(records: Sequence[Record]) -> None:
+    previous = GENESIS
+    for record in records:
+        if not record.redacted:
+            assert record.payload is not None
+            rec = event_record(
+                record.aggregate_id, record.version, record.type, record.timestamp, record.payload
+            )
+            if next_chain(previous, rec) != record.chain:
+                raise Failure(
+                    record, "the chain value does not match: this event was altered or replaced"
+                )
+        previous = record.chain
+
+
+def _event(record: Record) -> Any:
+    cls = EVENT_TYPES[record.type]
+    extra = {"originator_topic": GAME_TOPIC} if cls is GameCreated else {}
+    try:
+        return cls(
+            **extra,
+            originator_id=UUID(record.aggregate_id),
+            originator_version=record.version,
+            timestamp=datetime.fromisoformat(record.timestamp),
+            chain=record.chain,
+            **(record.payload or {}),
+        )
+    except (TypeError, ValueError) as e:
+        raise Failure(record, f"the payload does not fit {record.type}: {e}") from None
+
+
+def _normal(fields: dict[str, Any]) -> Any:
+    return json.loads(json.dumps(fields))
+
+
+def _judge(records: Sequence[Record]) -> Game:
+    first = records[0]
+    if first.type != GameCreated.__name__:
+        raise Failure(first, "a game's log starts with GameCreated")
+    created = _event(first)
+    if hashlib.sha256(bytes.fromhex(created.secret)).hexdigest() != created.commitment:
+        raise Failure(first, "R9.1: the secret does not match the commitment")
+    game: Game = created.mutate(None)
+    i = 1
+    while i < len(records):
+        if game.state.status == "ended":
+            raise Failure(records[i], "R7.1: the game is over; no event may follow GameEnded")
+        move, facts = _decide_at(game, records, i)
+        i = _match(game, records, i, facts)
+        if move is not None and isinstance(move, MAIN_ACTIONS):
+            facts = engine.decide_turn_end(game.state, move, game.version)
+            i = _match(game, records, i, facts)
+    return game
+
+
+def _decide_at(game: Game, records: Sequence[Record], i: int) -> tuple[Move | None, list[Any]]:
+    """The command that the record at ``i`` begins, and the rules' decision."""
+    record = records[i]
+    p = record.payload or {}
+    state = game.state
+    move: Move | None = None
+    try:
+        if record.type == PlayerJoined.__name__:
+            return None, engine.decide_join(state, p["name"], p["contribution"])
+        if record.type == GameStarted.__name__:
+            return None, engine.decide_start(state, game.version)
+        move = _move_of(records, i)
+        if move is None:
+            raise Failure(record, _no_move_reason(record))
+        return move, engine.decide(state, move, game.version)
+    except RuleError as e:
+        raise Failure(record, f"{e} (the recorded move is illegal)") from None
+    except (KeyError, TypeError) as e:
+        raise Failure(record, f"the payload does not fit {record.type}: {e}") from None
+
+
+def _move_of(records: Sequence[Record], i: int) -> Move | None:
+    record = records[i]
+    p = record.payload or {}
+    kind = record.type
+    if kind in (StageStolen.__name__, StageTaken.__name__):
+        # Taking a stage is the first event of the assembly or placement it serves.
+        for later in records[i + 1 :]:
+            if later.type in (RecipeAssembled.__name__, RecipePlaced.__name__):
+                return _move_of([later], 0)
+            if later.type not in (StageStolen.__name__, StageTaken.__name__):
+                break
+        return None
+    if kind == CardDiscarded.__name__:
+        return Discard(p["player"], p["card"])
+    if kind == RecipeAssembled.__name__:
+        return Assemble(p["player"], p["card"], tuple(p["components"]))
+    if kind == RecipePlaced.__name__:
+        return Place(p["player"], p["column"], p["card"])
+    if kind == SpellCast.__name__:
+        return Cast(p["player"], p["spell"], p["card"], p["recipe"], p["column"])
+    if kind == TurnEnded.__name__ and p.get("passed"):
+        return Pass(p["player"])
+    return None
+
+
+def _no_move_reason(record: Record) -> str:
+    p = record.payload or {}
+    if record.type == "PointsAwarded":
+        return (
+            f"{p.get('points')} points to seat {p.get('player')} under {p.get('rule')}, "
+            "but no move here earns them (R8.1: every point comes from a move and a rule)"
+        )
+    return f"no move begins with {record.type} here; the rules produce no such event"
+
+
+def _match(game: Game, records: Sequence[Record], i: int, facts: list[Any]) -> int:
+    """Compare the decided facts with the records from ``i``; apply them."""
+    for cls, fields in facts:
+        expected = _normal(fields)
+        if i >= len(records):
+            raise Failure(
+                records[-1], f"the log ends where the rules give {cls.__name__} {expected}"
+            )
+        record = records[i]
+        if record.type != cls.__name__ or record.payload != expected:
+            raise Failure(record, _difference(record, cls.__name__, expected))
+        _event(record).mutate(game)
+        i += 1
+    return i
+
+
+def _difference(record: Record, type_: str, expected: dict[str, Any]) -> str:
+    rule = ""
+    if "PointsAwarded" in (record.type, type_):
+        label = (record.payload or {}).get("rule") or expected.get("rule")
+        rule = f"R8.1, {label}: " if label else "R8.1: "
+    elif type_ in ("CardsDrawn", "CardsDealt", "GameStarted"):
+        rule = "R9.2: "
+    if record.type != type_:
+        return f"{rule}recorded {record.type} {record.payload}, the rules give {type_} {expected}"
+    diffs = {
+        k: ((record.payload or {}).get(k), v)
+        for k, v in expected.items()
+        if (record.payload or {}).get(k) != v
+    }
+    shown = ", ".join(f"{k} recorded {a!r}, rules give {b!r}" for k, (a, b) in diffs.items())
+    return f"{rule}{type_} differs: {shown or 'extra fields recorded'}"
