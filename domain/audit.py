@@ -15,7 +15,6 @@ database and no server needed.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -201,13 +200,13 @@ def _check_chain(records: Sequence[Record]) -> None:
         previous = record.chain
 
 
-def _event(record: Record) -> Any:
+def _event(record: Record, game_id: UUID | None = None) -> Any:
     cls = EVENT_TYPES[record.type]
     extra = {"originator_topic": GAME_TOPIC} if cls is GameCreated else {}
     try:
         return cls(
             **extra,
-            originator_id=UUID(record.aggregate_id),
+            originator_id=game_id or UUID(record.aggregate_id),
             originator_version=record.version,
             timestamp=datetime.fromisoformat(record.timestamp),
             chain=record.chain,
@@ -215,10 +214,6 @@ def _event(record: Record) -> Any:
         )
     except (TypeError, ValueError) as e:
         raise Failure(record, f"the payload does not fit {record.type}: {e}") from None
-
-
-def _normal(fields: dict[str, Any]) -> Any:
-    return json.loads(json.dumps(fields))
 
 
 def _judge(records: Sequence[Record]) -> Game:
@@ -300,7 +295,7 @@ def _no_move_reason(record: Record) -> str:
 def _match(game: Game, records: Sequence[Record], i: int, facts: list[Any]) -> int:
     """Compare the decided facts with the records from ``i``; apply them."""
     for cls, fields in facts:
-        expected = _normal(fields)
+        expected = fields  # the engine's facts hold only JSON values
         if i >= len(records):
             raise Failure(
                 records[-1], f"the log ends where the rules give {cls.__name__} {expected}"
@@ -308,7 +303,7 @@ def _match(game: Game, records: Sequence[Record], i: int, facts: list[Any]) -> i
         record = records[i]
         if record.type != cls.__name__ or record.payload != expected:
             raise Failure(record, _difference(record, cls.__name__, expected))
-        _event(record).mutate(game)
+        _event(record, game.id).mutate(game)
         i += 1
     return i
 

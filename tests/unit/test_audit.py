@@ -1,0 +1,258 @@
+"""Audit: the hash chain, re-judging, tampering and rule-breaking logs."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from functools import cache
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from api.cli import main
+from api.commands.audit import export_lines
+from domain.application import Opus
+from domain.audit import Record, verify_game, verify_log
+from domain.chain import GENESIS, canonical_json, event_record, next_chain
+from domain.simulation import simulate
+from infra.eventlog import read_records
+
+
+@cache
+def finished_app(games: int = 3) -> Opus:
+    app = Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    simulate(app, games, 3, "greedy", seed=11)
+    return app
+
+
+@cache
+def one_game() -> tuple[Record, ...]:
+    records = list(read_records(finished_app()))
+    first = records[0].aggregate_id
+    return tuple(r for r in records if r.aggregate_id == first)
+
+
+def rechain(records: list[Record]) -> list[Record]:
+    """Renumber versions and recompute every chain value: a forger's log."""
+    out, previous = [], GENESIS
+    for version, r in enumerate(records, start=1):
+        assert r.payload is not None
+        chain = next_chain(
+            previous, event_record(r.aggregate_id, version, r.type, r.timestamp, r.payload)
+        )
+        out.append(replace(r, version=version, chain=chain))
+        previous = chain
+    return out
+
+
+def test_chain_value_is_sha256_of_previous_and_canonical_json() -> None:
+    """Audit: chain(n) = SHA-256(chain(n-1) bytes ‖ canonical JSON), from the genesis."""
+    import hashlib
+
+    first = one_game()[0]
+    assert first.payload is not None
+    record = {
+        "aggregate_id": first.aggregate_id,
+        "payload": first.payload,
+        "timestamp": first.timestamp,
+        "type": "GameCreated",
+        "version": 1,
+    }
+    text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert canonical_json(record) == text.encode()
+    assert first.chain == hashlib.sha256(bytes(32) + text.encode()).hexdigest()
+
+
+def test_a_clean_log_of_one_hundred_games_verifies_with_stable_output(tmp_path: Any) -> None:
+    app = Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    simulate(app, 100, 4, "random", seed=5)
+    log = tmp_path / "log.ndjson"
+    log.write_text("\n".join(export_lines(app)) + "\n", encoding="utf-8")
+    runner = CliRunner()
+    first = runner.invoke(main, ["verify", "--file", str(log)])
+    second = runner.invoke(main, ["verify", "--file", str(log)])
+    assert first.exit_code == 0, first.output
+    assert first.stdout == second.stdout
+    assert "100 games verified, 0 failed" in first.stdout
+    assert first.stdout.count("re-judged") == 100
+
+
+def test_verify_re_derives_the_shuffle_and_judges_every_move() -> None:
+    """R9.3: with the secret revealed, every draw is re-derived and compared."""
+    verdict = verify_game(list(one_game()))
+    assert verdict.ok and verdict.judged and verdict.status == "ended"
+    assert verdict.winners
+
+
+def test_a_running_game_exports_without_hidden_information() -> None:
+    """R1.3: a running game's export carries no secret, no dealt or drawn card;
+    its chain is still checked as far as it can be."""
+    app = Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    game_id = app.create_game()
+    app.join(game_id, "Ada")
+    app.join(game_id, "Boris")
+    app.start(game_id)
+    lines = [json.loads(line) for line in export_lines(app)]
+    hidden = {c for hand in app.state(game_id).hands for c in hand}
+    for line in lines:
+        if line["type"] in ("GameCreated", "CardsDealt", "CardsDrawn"):
+            assert line["redacted"] is True
+        assert app.state(game_id).secret not in json.dumps(line)
+    dealt = next(line for line in lines if line["type"] == "CardsDealt")
+    assert dealt["payload"]["hands"] is None and hidden
+    verdicts = list(verify_log(Record.from_line(line) for line in lines))
+    assert verdicts[0].ok and not verdicts[0].judged
+
+
+# ---- tampering ---------------------------------------------------------------
+
+
+def change_one_byte(value: Any, pick: int) -> Any:
+    """The value with one character (one byte of its JSON) changed."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        text = str(value)
+        i = pick % len(text)
+        digit = str((int(text[i]) + 1) % 10)
+        changed = text[:i] + digit + text[i + 1 :]
+        return int(changed) if changed != text else value + 1
+    if isinstance(value, str):
+        if not value:
+            return "x"
+        i = pick % len(value)
+        return value[:i] + chr(ord(value[i]) ^ 1) + value[i + 1 :]
+    return value
+
+
+def leaves(payload: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    if isinstance(payload, dict):
+        return [p for k, v in payload.items() for p in leaves(v, (*path, k))]
+    if isinstance(payload, list):
+        return [p for i, v in enumerate(payload) for p in leaves(v, (*path, i))]
+    return [path] if payload is not None else []
+
+
+def set_leaf(payload: Any, path: tuple[Any, ...], pick: int) -> Any:
+    if not path:
+        return change_one_byte(payload, pick)
+    copy = json.loads(json.dumps(payload))
+    node = copy
+    for step in path[:-1]:
+        node = node[step]
+    node[path[-1]] = change_one_byte(node[path[-1]], pick)
+    return copy
+
+
+@settings(max_examples=240, deadline=None)
+@given(
+    kind=st.sampled_from(["byte", "delete", "swap"]),
+    at=st.integers(0, 10**6),
+    other=st.integers(1, 10**6),
+    pick=st.integers(0, 10**6),
+)
+def test_tampering_anywhere_fails_and_names_the_first_bad_position(
+    kind: str, at: int, other: int, pick: int
+) -> None:
+    records = list(one_game())
+    n = len(records)
+    i = at % n
+    if kind == "byte":
+        target = records[i]
+        paths = leaves(target.payload)
+        if paths:
+            payload = set_leaf(target.payload, paths[pick % len(paths)], pick)
+            records[i] = replace(target, payload=payload)
+        else:
+            records[i] = replace(target, timestamp=change_one_byte(target.timestamp, pick))
+        expected = target.position
+    elif kind == "delete":
+        del records[i]
+        expected = records[min(i, n - 2)].position
+    else:
+        j = (i + other) % n
+        if j == i:
+            j = (i + 1) % n
+        i, j = min(i, j), max(i, j)
+        records[i], records[j] = records[j], records[i]
+        expected = records[i].position
+    verdict = verify_game(records)
+    assert not verdict.ok
+    assert verdict.position == expected, verdict.reason
+
+
+def test_a_log_awarding_points_no_rule_gives_is_rejected_with_the_rule() -> None:
+    """R8.1: a forged PointsAwarded, chain recomputed, is refused by re-judging."""
+    records = list(one_game())
+    at = next(i for i, r in enumerate(records) if r.type == "CardDiscarded") + 1
+    forged = replace(
+        records[at],
+        type="PointsAwarded",
+        payload={
+            "player": 0,
+            "points": 8,
+            "rule": "R4.4",
+            "cause": "CardDiscarded",
+            "cause_version": records[at - 1].version,
+        },
+    )
+    records.insert(at, forged)
+    records = rechain(records)
+    verdict = verify_game(records)
+    assert not verdict.ok
+    assert verdict.version == at + 1
+    assert "R8.1" in verdict.reason and "R4.4" in verdict.reason
+
+
+def test_a_log_with_more_points_than_the_rule_gives_is_rejected() -> None:
+    """R4.4: an assembly recorded with inflated points, chain recomputed."""
+    records = list(one_game())
+    at = next(
+        i
+        for i, r in enumerate(records)
+        if r.type == "PointsAwarded" and r.payload and r.payload["rule"] == "R4.4"
+    )
+    payload = dict(records[at].payload or {})
+    payload["points"] += 10
+    records[at] = replace(records[at], payload=payload)
+    verdict = verify_game(rechain(records))
+    assert not verdict.ok and verdict.version == at + 1
+    assert "R4.4" in verdict.reason and "points" in verdict.reason
+
+
+def test_a_log_recording_an_illegal_move_is_rejected_with_the_rule() -> None:
+    """R3.4: a discard recorded for the seat whose turn it is not."""
+    records = list(one_game())
+    at = next(i for i, r in enumerate(records) if r.type == "CardDiscarded")
+    payload = dict(records[at].payload or {})
+    payload["player"] = (payload["player"] + 1) % 3
+    records[at] = replace(records[at], payload=payload)
+    verdict = verify_game(rechain(records))
+    assert not verdict.ok and verdict.version == at + 1
+    assert verdict.reason.startswith("R3.4:")
+
+
+@pytest.mark.parametrize("kind", ["byte", "delete", "swap"])
+def test_tampered_export_file_fails_verify_with_exit_code(tmp_path: Any, kind: str) -> None:
+    lines = list(export_lines(finished_app()))
+    k = len(lines) // 2
+    # Positions count from 1; after a delete or a swap, the first line out of
+    # sequence is the one that was at k + 1 (0-based), position k + 2.
+    first_bad = k + 1 if kind == "byte" else k + 2
+    if kind == "byte":
+        line = json.loads(lines[k])
+        line["timestamp"] = change_one_byte(line["timestamp"], 20)
+        lines[k] = json.dumps(line)
+    elif kind == "delete":
+        del lines[k]
+    else:
+        lines[k], lines[k + 1] = lines[k + 1], lines[k]
+    path = tmp_path / "log.ndjson"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    result = CliRunner().invoke(main, ["verify", "--file", str(path)])
+    assert result.exit_code == 1
+    assert f"at position {first_bad} " in result.stdout
+    assert result.stdout.count("FAIL") == 1
