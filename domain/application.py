@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
@@ -33,9 +34,21 @@ RETRIES = 5
 
 @dataclass(frozen=True)
 class Outcome:
-    position: int  # notification id of the command's last event
+    position: int | None  # notification id of the command's last event
     version: int  # the game's version after the command
     seat: int | None = None  # for join
+    # True when the command id was seen before: nothing was applied again, and
+    # the position of the first outcome is not known here (None).
+    replayed: bool = False
+
+
+COMMAND_IDS = uuid.UUID("6f1c9b54-3a0e-4f4e-9a65-0d8e8e0b6b1a")
+
+
+def game_id_for(command: str) -> UUID:
+    """A game created under a command id gets an id derived from it, so a
+    retried create finds the game it made the first time."""
+    return uuid.uuid5(COMMAND_IDS, command)
 
 
 class Opus(Application[UUID]):
@@ -55,28 +68,64 @@ class Opus(Application[UUID]):
 
     # ---- commands --------------------------------------------------------
 
-    def create_game(self, variant: RuleSet | None = None, *, secret: bytes | None = None) -> UUID:
-        game = Game.create(variant or RuleSet(), secret=secret)
-        self.save(game)
+    def create_game(
+        self,
+        variant: RuleSet | None = None,
+        *,
+        secret: bytes | None = None,
+        organiser_hash: str = "",
+        command: str = "",
+    ) -> UUID:
+        """A new game; with a command id, a retry returns the same game."""
+        game_id = game_id_for(command) if command else None
+        game = Game.create(
+            variant or RuleSet(), id=game_id, secret=secret, organiser_hash=organiser_hash
+        )
+        try:
+            self.save(game)
+        except IntegrityError:
+            if game_id is None:
+                raise
+            self._game(game_id)  # it exists: this is the retry of that create
         return game.id
 
-    def join(self, game_id: UUID, name: str, contribution: str = "") -> Outcome:
+    def join(
+        self,
+        game_id: UUID,
+        name: str,
+        contribution: str = "",
+        *,
+        token_hash: str = "",
+        command: str = "",
+    ) -> Outcome:
         seat: list[int] = []
-        outcome = self._command(game_id, lambda g: seat.append(g.join(name, contribution)))
-        return Outcome(outcome.position, outcome.version, seat[-1])
+        outcome = self._command(
+            game_id, lambda g: seat.append(g.join(name, contribution, token_hash, command)), command
+        )
+        return Outcome(
+            outcome.position, outcome.version, seat[-1] if seat else None, outcome.replayed
+        )
 
-    def start(self, game_id: UUID) -> Outcome:
-        return self._command(game_id, Game.start)
+    def start(self, game_id: UUID, *, command: str = "") -> Outcome:
+        return self._command(game_id, lambda g: g.start(command), command)
 
-    def play(self, game_id: UUID, move: Move, expected_version: int | None = None) -> Outcome:
-        return self._command(game_id, lambda g: g.play(move), expected_version)
+    def play(
+        self, game_id: UUID, move: Move, expected_version: int | None = None, *, command: str = ""
+    ) -> Outcome:
+        return self._command(game_id, lambda g: g.play(move, command), command, expected_version)
 
     def _command(
-        self, game_id: UUID, act: Callable[[Game], Any], expected_version: int | None = None
+        self,
+        game_id: UUID,
+        act: Callable[[Game], Any],
+        command: str = "",
+        expected_version: int | None = None,
     ) -> Outcome:
         with self._lock(game_id):
             for _ in range(RETRIES):
                 game = self._game(game_id)
+                if command and command in game.commands:
+                    return Outcome(None, game.commands[command], replayed=True)
                 if expected_version is not None and game.version != expected_version:
                     raise VersionClashError(
                         f"game {game_id} is at version {game.version}, not {expected_version}"

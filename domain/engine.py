@@ -67,7 +67,7 @@ class Facts:
 # ---- setup (R2) ---------------------------------------------------------
 
 
-def decide_join(state: GameState, name: str, contribution: str) -> list[Fact]:
+def decide_join(state: GameState, name: str, contribution: str, token_hash: str = "") -> list[Fact]:
     if state.status != "open":
         raise E.SetupError("the game has already started; no one can join")
     if state.players >= MAX_PLAYERS:
@@ -80,7 +80,13 @@ def decide_join(state: GameState, name: str, contribution: str) -> list[Fact]:
     if len(contribution) > MAX_CONTRIBUTION:
         raise E.RuleError(f"a seed contribution has at most {MAX_CONTRIBUTION} characters", "R9.1")
     facts = Facts(0)
-    facts.add(PlayerJoined, player=state.players, name=name, contribution=contribution)
+    facts.add(
+        PlayerJoined,
+        player=state.players,
+        name=name,
+        contribution=contribution,
+        token_hash=token_hash,
+    )
     return facts.items
 
 

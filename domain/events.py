@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 class GameCreated(Aggregate.Created):
     chain: str  # domain/chain.py
+    organiser_hash: str  # SHA-256 of the organiser's token ("" for none)
     commitment: str  # R9.1
     secret: str  # hidden: revealed by GameEnded (R9.3)
     draw: str
@@ -32,10 +33,13 @@ class GameCreated(Aggregate.Created):
 
 class GameEvent(Aggregate.Event):
     chain: str  # domain/chain.py
+    command: str  # the client's command id, "" when it gave none
 
     def apply(self, aggregate: Any) -> None:
         self.evolve(aggregate)
         aggregate.chain = self.chain
+        if self.command:  # a retried command is answered, never applied twice
+            aggregate.commands[self.command] = self.originator_version
 
     def evolve(self, game: Game) -> None:
         raise NotImplementedError
@@ -45,9 +49,10 @@ class PlayerJoined(GameEvent):
     player: int
     name: str
     contribution: str
+    token_hash: str  # SHA-256 of the seat's secret token ("" for none)
 
     def evolve(self, game: Game) -> None:
-        game.state.join(self.name, self.contribution)
+        game.state.join(self.name, self.contribution, self.token_hash)
 
 
 class GameStarted(GameEvent):

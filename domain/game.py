@@ -23,20 +23,34 @@ from domain.state import GameState
 
 class Game(Aggregate):
     def __init__(
-        self, commitment: str, secret: str, draw: str, guild: bool, stage_points: list[int]
+        self,
+        organiser_hash: str,
+        commitment: str,
+        secret: str,
+        draw: str,
+        guild: bool,
+        stage_points: list[int],
     ) -> None:
         variant = RuleSet(draw=draw, guild=guild, stage_points=tuple(stage_points))
         self.state = GameState(commitment=commitment, secret=secret, variant=variant)
+        self.state.organiser_hash = organiser_hash
         self.chain = GENESIS  # the head of the hash chain, set by every event
+        self.commands: dict[str, int] = {}  # command id -> version after it
 
     @classmethod
     def create(
-        cls, variant: RuleSet, *, id: UUID | None = None, secret: bytes | None = None
+        cls,
+        variant: RuleSet,
+        *,
+        id: UUID | None = None,
+        secret: bytes | None = None,
+        organiser_hash: str = "",
     ) -> Game:
         """R9.1: the server's secret is picked here; its commitment is public."""
         secret = new_secret() if secret is None else secret
         game_id = uuid4() if id is None else id
         fields: dict[str, Any] = dict(
+            organiser_hash=organiser_hash,
             commitment=commitment(secret),
             secret=secret.hex(),
             draw=variant.draw,
@@ -55,20 +69,24 @@ class Game(Aggregate):
         chain = next_chain(self.chain, record)
         super().trigger_event(event_class, timestamp=timestamp, chain=chain, **kwargs)
 
-    def _trigger_all(self, facts: list[engine.Fact]) -> None:
+    def _trigger_all(self, facts: list[engine.Fact], command: str) -> None:
         for cls, fields in facts:
-            self.trigger_event(cls, **fields)
+            self.trigger_event(cls, command=command, **fields)
 
-    def join(self, name: str, contribution: str = "") -> int:
+    def join(
+        self, name: str, contribution: str = "", token_hash: str = "", command: str = ""
+    ) -> int:
         """R2.1, R9.1: take the next seat; returns it."""
-        self._trigger_all(engine.decide_join(self.state, name, contribution))
+        facts = engine.decide_join(self.state, name, contribution, token_hash)
+        self._trigger_all(facts, command)
         return self.state.players - 1
 
-    def start(self) -> None:
-        self._trigger_all(engine.decide_start(self.state, self.version))
+    def start(self, command: str = "") -> None:
+        self._trigger_all(engine.decide_start(self.state, self.version), command)
 
-    def play(self, move: Move) -> None:
+    def play(self, move: Move, command: str = "") -> None:
         """One move; a main action also ends the turn (R3.2)."""
-        self._trigger_all(engine.decide(self.state, move, self.version))
+        self._trigger_all(engine.decide(self.state, move, self.version), command)
         if isinstance(move, MAIN_ACTIONS):
-            self._trigger_all(engine.decide_turn_end(self.state, move, self.version))
+            facts = engine.decide_turn_end(self.state, move, self.version)
+            self._trigger_all(facts, command)

@@ -68,6 +68,8 @@ class GameState:
     status: str = "open"  # open, running, ended
     names: list[str] = field(default_factory=list)
     contributions: list[str] = field(default_factory=list)
+    token_hashes: list[str] = field(default_factory=list)  # per seat
+    organiser_hash: str = ""
     deck: list[int] = field(default_factory=list)  # index 0 is the top (R9.2)
     cabinet: dict[str, list[int]] = field(default_factory=dict)  # top is last
     hands: list[list[int]] = field(default_factory=list)
@@ -153,9 +155,10 @@ class GameState:
 
     # ---- transitions ----------------------------------------------------
 
-    def join(self, name: str, contribution: str) -> None:
+    def join(self, name: str, contribution: str, token_hash: str) -> None:
         self.names.append(name)
         self.contributions.append(contribution)
+        self.token_hashes.append(token_hash)
 
     def start(self, rules: RuleSet, sequence_cards: list[str], cabinet: list[int]) -> None:
         """R2.2–R2.3: the shuffled deck, the Sequence cards, the cabinet dealt."""

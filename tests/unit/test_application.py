@@ -1,0 +1,54 @@
+"""The application service in memory: command ids, identity hashes, queries."""
+
+from __future__ import annotations
+
+from domain.application import Opus
+from domain.audit import verify_game
+from domain.legal import legal_moves
+from infra.eventlog import read_records
+
+
+def new_app() -> Opus:
+    return Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+
+
+def test_a_retried_command_is_answered_and_never_applied_twice() -> None:
+    app = new_app()
+    game_id = app.create_game(command="create-1")
+    assert app.create_game(command="create-1") == game_id
+    first = app.join(game_id, "Ada", command="join-ada")
+    again = app.join(game_id, "Ada", command="join-ada")
+    assert again.replayed and again.version == first.version
+    assert app.state(game_id).names == ["Ada"]
+    app.join(game_id, "Boris", command="join-boris")
+    app.start(game_id, command="start")
+    assert app.start(game_id, command="start").replayed
+    state = app.state(game_id)
+    move = legal_moves(state, 0)[0]
+    played = app.play(game_id, move, command="move-1")
+    version = app.version(game_id)
+    replay = app.play(game_id, move, command="move-1")
+    assert replay.replayed and replay.version == played.version == version
+    assert app.version(game_id) == version
+
+
+def test_command_ids_survive_a_reload_from_the_store() -> None:
+    """The ids live in the events, so a fresh process also refuses to repeat."""
+    app = new_app()
+    game_id = app.create_game()
+    app.join(game_id, "Ada", command="c1")
+    app._evict(game_id)
+    assert app.join(game_id, "Ada", command="c1").replayed
+    assert app.state(game_id).names == ["Ada"]
+
+
+def test_token_hashes_are_kept_per_seat_and_events_still_re_judge() -> None:
+    app = new_app()
+    game_id = app.create_game(organiser_hash="o" * 64, command="x")
+    app.join(game_id, "Ada", token_hash="a" * 64, command="j1")
+    app.join(game_id, "Boris", token_hash="b" * 64)
+    state = app.state(game_id)
+    assert state.token_hashes == ["a" * 64, "b" * 64]
+    assert state.organiser_hash == "o" * 64
+    app.start(game_id)
+    assert verify_game(list(read_records(app))).ok
