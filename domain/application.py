@@ -18,7 +18,7 @@ from typing import Any, ClassVar, TypeVar
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.persistence import IntegrityError
+from eventsourcing.persistence import IntegrityError, Recording
 
 from domain import legal
 from domain.errors import GameNotFoundError, VersionClashError
@@ -65,6 +65,13 @@ class Opus(Application[UUID]):
         super().__init__(env)
         self._locks: dict[UUID, threading.Lock] = {}
         self._locks_lock = threading.Lock()
+        # Called with the recordings of every command after it is saved (the
+        # API's live streams listen here).
+        self.listeners: list[Callable[[list[Recording[UUID]]], None]] = []
+
+    def _saved(self, recordings: list[Recording[UUID]]) -> None:
+        for listener in self.listeners:
+            listener(recordings)
 
     # ---- commands --------------------------------------------------------
 
@@ -82,7 +89,7 @@ class Opus(Application[UUID]):
             variant or RuleSet(), id=game_id, secret=secret, organiser_hash=organiser_hash
         )
         try:
-            self.save(game)
+            self._saved(self.save(game))
         except IntegrityError:
             if game_id is None:
                 raise
@@ -143,6 +150,7 @@ class Opus(Application[UUID]):
                 except BaseException:
                     self._evict(game_id)
                     raise
+                self._saved(recordings)
                 position = recordings[-1].notification.id if recordings else 0
                 return Outcome(position, game.version)
             raise VersionClashError(f"game {game_id} kept changing; gave up after {RETRIES} tries")

@@ -24,7 +24,7 @@ from uuid import UUID
 from eventsourcing.utils import get_topic
 
 from domain import engine
-from domain.chain import GENESIS, event_record, next_chain
+from domain.chain import GENESIS, event_record, next_chain, own_fields
 from domain.errors import RuleError
 from domain.events import (
     EVENT_TYPES,
@@ -73,6 +73,20 @@ class Record:
         if self.redacted:
             line["redacted"] = True
         return line
+
+    @classmethod
+    def of_event(cls, event: Any, position: int | None) -> Record:
+        """The record of a Game event object (from the store or just saved)."""
+        fields = vars(event)
+        return cls(
+            position=position,
+            aggregate_id=str(event.originator_id),
+            version=event.originator_version,
+            type=type(event).__name__,
+            timestamp=event.timestamp.isoformat(),
+            payload=own_fields(fields),
+            chain=str(fields.get("chain", "")),
+        )
 
     @classmethod
     def from_line(cls, line: dict[str, Any]) -> Record:

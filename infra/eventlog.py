@@ -9,7 +9,6 @@ from eventsourcing.utils import get_topic
 
 from domain.application import Opus
 from domain.audit import Record
-from domain.chain import own_fields
 from domain.events import EVENT_TYPES, GameEnded
 
 PAGE = 1000
@@ -33,17 +32,7 @@ def read_records(app: Opus, after: int = 0, stop: int | None = None) -> Iterator
 def to_record(app: Opus, n: Notification) -> Record:
     type_ = n.topic.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
     try:
-        event = app.mapper.to_domain_event(n)
-        fields = vars(event)
-        return Record(
-            position=n.id,
-            aggregate_id=str(n.originator_id),
-            version=n.originator_version,
-            type=type(event).__name__,
-            timestamp=event.timestamp.isoformat(),
-            payload=own_fields(fields),
-            chain=str(fields.get("chain", "")),
-        )
+        return Record.of_event(app.mapper.to_domain_event(n), n.id)
     except Exception as e:  # a damaged row must become a verdict, not a crash
         return Record(
             position=n.id,

@@ -1,0 +1,94 @@
+"""One JSON error shape for every error, registered once in the factory.
+
+``{"code": <status>, "status": <reason>, "message": <text>, "errors": {...},
+"rule": <rule id or null>}``: 422 invalid input (naming the field), 404
+unknown id, 409 rule violation (with its rule id) or version clash, 401/403
+identity, 413 body too large. No client input produces a 5xx.
+"""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import Any
+
+from flask import Flask, jsonify
+from flask.typing import ResponseReturnValue
+from werkzeug.exceptions import HTTPException
+
+from domain.errors import GameNotFoundError, OutOfTurnError, RuleError, VersionClashError
+
+
+class ApiError(Exception):
+    """An error the API raises on purpose."""
+
+    def __init__(self, status: int, message: str, errors: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.errors = errors or {}
+
+
+def error_body(
+    status: int, message: str, errors: dict[str, Any] | None = None, rule: str | None = None
+) -> dict[str, Any]:
+    return {
+        "code": status,
+        "status": HTTPStatus(status).phrase,
+        "message": message,
+        "errors": errors or {},
+        "rule": rule,
+    }
+
+
+def _respond(body: dict[str, Any]) -> ResponseReturnValue:
+    response = jsonify(body)
+    response.status_code = body["code"]
+    return response
+
+
+def register_error_handlers(app: Flask) -> None:
+    @app.errorhandler(ApiError)
+    def api_error(e: ApiError) -> ResponseReturnValue:
+        return _respond(error_body(e.status, e.message, e.errors))
+
+    @app.errorhandler(GameNotFoundError)
+    def not_found(e: GameNotFoundError) -> ResponseReturnValue:
+        return _respond(error_body(404, str(e)))
+
+    @app.errorhandler(VersionClashError)
+    def clash(e: VersionClashError) -> ResponseReturnValue:
+        return _respond(error_body(409, str(e)))
+
+    @app.errorhandler(OutOfTurnError)
+    def out_of_turn(e: OutOfTurnError) -> ResponseReturnValue:
+        return _respond(error_body(403, str(e), rule=e.rule))
+
+    @app.errorhandler(RuleError)
+    def rule(e: RuleError) -> ResponseReturnValue:
+        return _respond(error_body(409, str(e), rule=e.rule))
+
+    @app.errorhandler(HTTPException)
+    def http(e: HTTPException) -> ResponseReturnValue:
+        code = e.code or 500
+        errors: dict[str, Any] = {}
+        data = getattr(e, "data", None)  # webargs puts validation messages here
+        if isinstance(data, dict) and "messages" in data:
+            errors = data["messages"]
+        message = e.description or HTTPStatus(code).phrase
+        if code == 422 and errors:
+            message = "invalid input: " + ", ".join(_fields(errors))
+        response = _respond(error_body(code, message, errors))
+        return response
+
+
+def _fields(errors: dict[str, Any], prefix: str = "") -> list[str]:
+    names: list[str] = []
+    for key, value in errors.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and key in ("json", "query", "headers", "path"):
+            names.extend(_fields(value))
+        elif isinstance(value, dict):
+            names.extend(_fields(value, f"{name}."))
+        else:
+            names.append(name)
+    return names

@@ -1,0 +1,139 @@
+"""Marshmallow schemas for every request and response of the API."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from domain.catalog import STONES
+from domain.engine import MAX_CONTRIBUTION
+from domain.ruleset import DRAW_VARIANTS
+
+
+def card_id(**kwargs: object) -> fields.Integer:
+    return fields.Integer(strict=True, validate=validate.Range(0, 10_000), **kwargs)  # type: ignore[arg-type]
+
+
+class StrictSchema(Schema):
+    class Meta:
+        ordered = True
+
+
+# ---- commands ------------------------------------------------------------------
+
+
+class CreateGameSchema(StrictSchema):
+    draw = fields.String(load_default="five", validate=validate.OneOf(DRAW_VARIANTS))
+    guild = fields.Boolean(load_default=True)
+    stage_points = fields.List(
+        fields.Integer(strict=True, validate=validate.Range(0, 1000)),
+        validate=validate.Length(equal=7),
+        load_default=None,
+    )
+
+
+class JoinSchema(StrictSchema):
+    name = fields.String(required=True, validate=validate.Length(1, 40))
+    contribution = fields.String(
+        load_default="", validate=validate.Length(max=MAX_CONTRIBUTION),
+        metadata={"description": "Your part of the shuffle seed (RULES §9.1)."},
+    )
+
+
+class DiscardSchema(StrictSchema):
+    card = card_id(required=True)
+
+
+class ComponentSchema(StrictSchema):
+    card = card_id(required=True)
+    source = fields.String(
+        load_default=None,
+        validate=validate.Length(max=40),
+        metadata={"description": "Where the card lies: cabinet, table:<seat> or "
+                  "sequence:<seat>:<column>:<stage>. Checked when given."},
+    )
+
+
+class AssembleSchema(StrictSchema):
+    card = card_id(required=True)
+    components = fields.List(
+        fields.Nested(ComponentSchema), required=True, validate=validate.Length(max=6)
+    )
+
+
+class PlaceSchema(StrictSchema):
+    column = fields.String(required=True, validate=validate.OneOf(STONES))
+    card = card_id(required=True)
+    source = fields.String(load_default=None, validate=validate.Length(max=40))
+
+
+class CastSchema(StrictSchema):
+    spell = card_id(required=True)
+    card = card_id(load_default=None, allow_none=True)
+    recipe = card_id(load_default=None, allow_none=True)
+    column = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(STONES))
+
+
+class PassSchema(StrictSchema):
+    pass
+
+
+class OutcomeSchema(StrictSchema):
+    game_id = fields.UUID(required=True)
+    position = fields.Integer(
+        allow_none=True, required=True,
+        metadata={"description": "Log position of the command's last event "
+                  "(null when a retried command id is answered again)."},
+    )
+    version = fields.Integer(required=True)
+    replayed = fields.Boolean(required=True)
+
+
+class CreatedSchema(OutcomeSchema):
+    organiser_token = fields.String(
+        required=True, metadata={"description": "Shown once; starts the game."}
+    )
+
+
+class JoinedSchema(OutcomeSchema):
+    seat = fields.Integer(allow_none=True, required=True)
+    token = fields.String(allow_none=True, required=True,
+                          metadata={"description": "The seat's secret token, shown once."})
+
+
+# ---- queries ---------------------------------------------------------------------
+
+
+class AfterSchema(StrictSchema):
+    after = fields.Integer(
+        strict=False, validate=validate.Range(0, 2**62), load_default=None,
+        metadata={"description": "Wait (bounded) until the view reflects this position."},
+    )
+
+
+class ViewSchema(StrictSchema):
+    position = fields.Integer(
+        allow_none=True, required=True,
+        metadata={"description": "The log position the view reflects."},
+    )
+    data = fields.Raw(required=True)
+
+
+class MoveSchema(StrictSchema):
+    move = fields.String(required=True)
+    player = fields.Integer(required=True)
+    card = fields.Integer(allow_none=True)
+    spell = fields.Integer(allow_none=True)
+    recipe = fields.Integer(allow_none=True)
+    column = fields.String(allow_none=True)
+    components = fields.List(fields.Integer())
+
+
+class LegalMovesSchema(StrictSchema):
+    seat = fields.Integer(required=True)
+    version = fields.Integer(required=True)
+    moves = fields.List(fields.Nested(MoveSchema), required=True)
+
+
+class HealthSchema(StrictSchema):
+    status = fields.String(required=True)
+    checks = fields.Dict(keys=fields.String(), values=fields.String())
