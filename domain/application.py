@@ -40,6 +40,7 @@ class Outcome:
     # True when the command id was seen before: nothing was applied again, and
     # the position of the first outcome is not known here (None).
     replayed: bool = False
+    game_id: UUID | None = None  # for create
 
 
 COMMAND_IDS = uuid.UUID("6f1c9b54-3a0e-4f4e-9a65-0d8e8e0b6b1a")
@@ -75,26 +76,34 @@ class Opus(Application[UUID]):
 
     # ---- commands --------------------------------------------------------
 
-    def create_game(
+    def create_game(self, variant: RuleSet | None = None, **kwargs: Any) -> UUID:
+        """Shorthand for ``create(...).game_id``."""
+        game_id = self.create(variant, **kwargs).game_id
+        assert game_id is not None
+        return game_id
+
+    def create(
         self,
         variant: RuleSet | None = None,
         *,
         secret: bytes | None = None,
         organiser_hash: str = "",
         command: str = "",
-    ) -> UUID:
+    ) -> Outcome:
         """A new game; with a command id, a retry returns the same game."""
         game_id = game_id_for(command) if command else None
         game = Game.create(
             variant or RuleSet(), id=game_id, secret=secret, organiser_hash=organiser_hash
         )
         try:
-            self._saved(self.save(game))
+            recordings = self.save(game)
         except IntegrityError:
             if game_id is None:
                 raise
             self._game(game_id)  # it exists: this is the retry of that create
-        return game.id
+            return Outcome(None, 1, replayed=True, game_id=game_id)
+        self._saved(recordings)
+        return Outcome(recordings[-1].notification.id, game.version, game_id=game.id)
 
     def join(
         self,

@@ -31,3 +31,17 @@ def store_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
         env.setdefault("POSTGRES_USER", "postgres")
         env.setdefault("POSTGRES_PASSWORD", "")
     return env
+
+
+def api_settings(environ: Mapping[str, str] | None = None) -> dict[str, object]:
+    """The HTTP service's settings: event store, Redis, and whether this
+    process runs the projections itself (the embedded mode) or leaves them to
+    ``opus project`` processes (production, ``OPUS_RUN_PROJECTIONS=0``)."""
+    env = dict(os.environ if environ is None else environ)
+    return {
+        "EVENT_STORE": store_env(env),
+        "REDIS_URL": env.get("REDIS_URL") or None,
+        "RUN_PROJECTIONS": env.get("OPUS_RUN_PROJECTIONS", "1") not in ("0", "no", "false"),
+        "QUERY_WAIT_SECONDS": float(env.get("OPUS_QUERY_WAIT_SECONDS", "5")),
+        "MAX_CONTENT_LENGTH": int(env.get("OPUS_MAX_BODY_BYTES", str(64 * 1024))),
+    }

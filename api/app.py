@@ -1,0 +1,108 @@
+"""The Flask application factory: nothing starts at import time.
+
+``create_app(config)`` wires the application service, the live-event broker,
+the idempotent-response cache and (when asked) the projections, then
+registers the blueprints and the one error shape. Production runs it under
+gunicorn: ``gunicorn 'api.app:create_app()'``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask, Response, g, request
+from flask_smorest import Api
+
+from api import commands_http, health, stream
+from api.errors import error_body, register_error_handlers
+from api.runtime import Services
+from domain.application import Opus
+from infra.broker import InProcessBroker, RedisBroker
+from infra.config import api_settings
+from infra.idempotency import InProcessResponses, RedisResponses
+
+log = logging.getLogger(__name__)
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    settings = dict(api_settings())
+    settings.update(config or {})
+    app = Flask("opus")
+    app.config.update(
+        API_TITLE="Opus",
+        API_VERSION="1",
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="docs",
+        OPENAPI_SWAGGER_UI_URL="https://cdn.jsdelivr.net/npm/swagger-ui-dist/",
+        MAX_CONTENT_LENGTH=settings["MAX_CONTENT_LENGTH"],
+        OPUS=settings,
+    )
+    services = build_services(settings)
+    app.extensions["opus"] = services
+    api = Api(app)
+    api.spec.components.security_scheme("token", {"type": "http", "scheme": "bearer"})
+    for blueprint in (commands_http.blp, stream.blp, health.blp):
+        api.register_blueprint(blueprint)
+    register_error_handlers(app)
+    register_idempotency(app, services)
+
+    @app.errorhandler(Exception)
+    def unexpected(e: Exception) -> Any:
+        log.exception("unexpected error")
+        return error_body(500, "internal error"), 500
+
+    return app
+
+
+def build_services(settings: Mapping[str, Any]) -> Services:
+    """The composition root of the HTTP service."""
+    application = Opus(env=settings["EVENT_STORE"])
+    redis_url = settings.get("REDIS_URL")
+    if redis_url:
+        broker: Any = RedisBroker(redis_url)
+        responses: Any = RedisResponses(broker.client)
+    else:
+        broker = InProcessBroker()
+        responses = InProcessResponses()
+    services = Services(application, broker, responses)
+    application.listeners.append(stream.publisher(services))
+    services.closers.extend([application.close, broker.close])
+    return services
+
+
+def register_idempotency(app: Flask, services: Services) -> None:
+    """A POST with an Idempotency-Key gets the same response every time."""
+
+    def cache_key() -> str | None:
+        key = request.headers.get("Idempotency-Key")
+        if request.method != "POST" or not key or len(key) > commands_http.MAX_KEY:
+            return None
+        return f"{request.path}\n{key}"
+
+    @app.before_request
+    def replay() -> Response | None:
+        key = cache_key()
+        g.idempotency_key = key
+        if key is None:
+            return None
+        stored = services.responses.get(key)
+        if stored is None:
+            return None
+        status, _, body = stored.partition("\n")
+        return Response(
+            body,
+            status=int(status),
+            mimetype="application/json",
+            headers={"Idempotent-Replayed": "true"},
+        )
+
+    @app.after_request
+    def remember(response: Response) -> Response:
+        key = g.get("idempotency_key")
+        if key and response.status_code < 500 and "Idempotent-Replayed" not in response.headers:
+            services.responses.put(key, f"{response.status_code}\n{response.get_data(True)}")
+        return response

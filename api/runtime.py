@@ -1,0 +1,29 @@
+"""The running service's parts, as the request handlers reach them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import current_app
+
+from domain.application import Opus
+from infra.broker import Broker
+from infra.idempotency import ResponseCache
+
+
+@dataclass
+class Services:
+    app: Opus
+    broker: Broker
+    responses: ResponseCache
+    views: Any = None  # the projections' query interface
+    closers: list[Any] = field(default_factory=list)
+
+    def close(self) -> None:
+        for close in reversed(self.closers):
+            close()
+
+
+def services() -> Services:
+    return current_app.extensions["opus"]  # type: ignore[no-any-return]

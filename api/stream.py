@@ -1,0 +1,87 @@
+"""A live stream of a game's public events (server-sent events).
+
+Hidden information (domain.events.HIDDEN_FIELDS) is blanked in every
+message: the stream is public. Each message's id is the event's version, so
+a client that reconnects with ``Last-Event-ID`` misses nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.persistence import Recording
+from flask import Response, request, stream_with_context
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from api.runtime import Services, services
+from domain.audit import Record
+
+blp = Blueprint("stream", __name__, url_prefix="/games", description="Live public events")
+KEEPALIVE_SECONDS = 15.0
+MAX_SECONDS = 3600.0
+
+
+def public_message(record: Record) -> str:
+    return json.dumps(record.redact().to_line(), ensure_ascii=False, separators=(",", ":"))
+
+
+def publisher(svc: Services) -> Any:
+    """The application listener that fans each saved event out to the streams."""
+
+    def publish(recordings: list[Recording[UUID]]) -> None:
+        for recording in recordings:
+            record = Record.of_event(recording.domain_event, recording.notification.id)
+            svc.broker.publish(record.aggregate_id, public_message(record))
+
+    return publish
+
+
+def sse(record_json: str, version: int, type_: str) -> str:
+    return f"id: {version}\nevent: {type_}\ndata: {record_json}\n\n"
+
+
+@blp.route("/<uuid:game_id>/events")
+class Events(MethodView):
+    @blp.response(200, content_type="text/event-stream")
+    def get(self, game_id: UUID) -> Response:
+        """Server-sent events: the game's public events from ``Last-Event-ID``
+        (a version; 0 for all) on, then live until the game ends."""
+        svc = services()
+        svc.app.version(game_id)  # 404 for an unknown game
+        raw = request.headers.get("Last-Event-ID") or request.args.get("after_version") or "0"
+        after = int(raw) if raw.isdigit() else 0
+        return Response(
+            stream_with_context(_stream(svc, game_id, after)),
+            mimetype="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+
+def _stream(svc: Services, game_id: UUID, after: int) -> Iterator[str]:
+    key = str(game_id)
+    deadline = time.monotonic() + MAX_SECONDS
+    with svc.broker.subscribe(key) as subscription:
+        sent = after
+        for event in svc.app.repository.event_store.get(game_id, gt=after):
+            record = Record.of_event(event, None)
+            yield sse(public_message(record), record.version, record.type)
+            sent = record.version
+            if record.type == "GameEnded":
+                return
+        while time.monotonic() < deadline:
+            message = subscription.get(timeout=KEEPALIVE_SECONDS)
+            if message is None:
+                yield ": keepalive\n\n"
+                continue
+            line = json.loads(message)
+            if line["version"] <= sent:
+                continue
+            sent = line["version"]
+            yield sse(message, line["version"], line["type"])
+            if line["type"] == "GameEnded":
+                return
