@@ -15,7 +15,7 @@ from typing import Any
 from flask import Flask, Response, g, request
 from flask_smorest import Api
 
-from api import commands_http, health, stream
+from api import commands_http, health, queries_http, stream
 from api.errors import error_body, register_error_handlers
 from api.runtime import Services
 from domain.application import Opus
@@ -45,7 +45,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["opus"] = services
     api = Api(app)
     api.spec.components.security_scheme("token", {"type": "http", "scheme": "bearer"})
-    for blueprint in (commands_http.blp, stream.blp, health.blp):
+    for blueprint in (commands_http.blp, queries_http.blp, stream.blp, health.blp):
         api.register_blueprint(blueprint)
     register_error_handlers(app)
     register_idempotency(app, services)

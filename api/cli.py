@@ -8,6 +8,7 @@ from __future__ import annotations
 import click
 
 from api.commands.audit import export, verify
+from api.commands.serve import serve
 from api.commands.simulate import simulate
 
 
@@ -22,5 +23,6 @@ def main() -> None:
 
 
 main.add_command(simulate)
+main.add_command(serve)
 main.add_command(verify)
 main.add_command(export)

@@ -34,7 +34,8 @@ class CreateGameSchema(StrictSchema):
 class JoinSchema(StrictSchema):
     name = fields.String(required=True, validate=validate.Length(1, 40))
     contribution = fields.String(
-        load_default="", validate=validate.Length(max=MAX_CONTRIBUTION),
+        load_default="",
+        validate=validate.Length(max=MAX_CONTRIBUTION),
         metadata={"description": "Your part of the shuffle seed (RULES §9.1)."},
     )
 
@@ -48,8 +49,10 @@ class ComponentSchema(StrictSchema):
     source = fields.String(
         load_default=None,
         validate=validate.Length(max=40),
-        metadata={"description": "Where the card lies: cabinet, table:<seat> or "
-                  "sequence:<seat>:<column>:<stage>. Checked when given."},
+        metadata={
+            "description": "Where the card lies: cabinet, table:<seat> or "
+            "sequence:<seat>:<column>:<stage>. Checked when given."
+        },
     )
 
 
@@ -80,9 +83,12 @@ class PassSchema(StrictSchema):
 class OutcomeSchema(StrictSchema):
     game_id = fields.UUID(required=True)
     position = fields.Integer(
-        allow_none=True, required=True,
-        metadata={"description": "Log position of the command's last event "
-                  "(null when a retried command id is answered again)."},
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "Log position of the command's last event "
+            "(null when a retried command id is answered again)."
+        },
     )
     version = fields.Integer(required=True)
     replayed = fields.Boolean(required=True)
@@ -96,8 +102,11 @@ class CreatedSchema(OutcomeSchema):
 
 class JoinedSchema(OutcomeSchema):
     seat = fields.Integer(allow_none=True, required=True)
-    token = fields.String(allow_none=True, required=True,
-                          metadata={"description": "The seat's secret token, shown once."})
+    token = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "The seat's secret token, shown once."},
+    )
 
 
 # ---- queries ---------------------------------------------------------------------
@@ -105,14 +114,17 @@ class JoinedSchema(OutcomeSchema):
 
 class AfterSchema(StrictSchema):
     after = fields.Integer(
-        strict=False, validate=validate.Range(0, 2**62), load_default=None,
+        strict=False,
+        validate=validate.Range(0, 2**62),
+        load_default=None,
         metadata={"description": "Wait (bounded) until the view reflects this position."},
     )
 
 
 class ViewSchema(StrictSchema):
     position = fields.Integer(
-        allow_none=True, required=True,
+        allow_none=True,
+        required=True,
         metadata={"description": "The log position the view reflects."},
     )
     data = fields.Raw(required=True)

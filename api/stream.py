@@ -20,6 +20,7 @@ from flask_smorest import Blueprint
 
 from api.runtime import Services, services
 from domain.audit import Record
+from infra.eventlog import game_records
 
 blp = Blueprint("stream", __name__, url_prefix="/games", description="Live public events")
 KEEPALIVE_SECONDS = 15.0
@@ -67,8 +68,9 @@ def _stream(svc: Services, game_id: UUID, after: int) -> Iterator[str]:
     deadline = time.monotonic() + MAX_SECONDS
     with svc.broker.subscribe(key) as subscription:
         sent = after
-        for event in svc.app.repository.event_store.get(game_id, gt=after):
-            record = Record.of_event(event, None)
+        for record in game_records(svc.app, game_id):
+            if record.version <= after:
+                continue
             yield sse(public_message(record), record.version, record.type)
             sent = record.version
             if record.type == "GameEnded":

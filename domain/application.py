@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 from uuid import UUID
@@ -189,6 +189,13 @@ class Opus(Application[UUID]):
         """The full state, hidden information included: for the engine and tests."""
         with self._lock(game_id):
             return self._game(game_id).state
+
+    @contextlib.contextmanager
+    def reading(self, game_id: UUID) -> Iterator[tuple[GameState, int]]:
+        """The game's state and version, held still while the caller reads."""
+        with self._lock(game_id):
+            game = self._game(game_id)
+            yield game.state, game.version
 
     def version(self, game_id: UUID) -> int:
         with self._lock(game_id):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
+from uuid import UUID
 
 from eventsourcing.persistence import Notification
 from eventsourcing.utils import get_topic
@@ -59,3 +61,40 @@ def finished_games(app: Opus) -> set[str]:
         if len(page) < PAGE:
             return ended
         position = page[-1].id
+
+
+def game_records(app: Opus, game_id: UUID) -> list[Record]:
+    """One game's records in version order, each with its log position."""
+    positions = game_positions(app, game_id)
+    return [
+        Record.of_event(event, positions.get(event.originator_version))
+        for event in app.events.get(game_id)
+    ]
+
+
+def game_positions(app: Opus, game_id: UUID) -> dict[int, int]:
+    """Version -> position of one game's events, by an indexed lookup."""
+    recorder: Any = app.recorder
+    table = getattr(recorder, "events_table_name", None)
+    datastore = getattr(recorder, "datastore", None)
+    if table is None or datastore is None:  # in memory: a scan is cheap enough
+        return {
+            r.version: r.position
+            for r in read_records(app)
+            if r.aggregate_id == str(game_id) and r.position is not None
+        }
+    if app.env.get("PERSISTENCE_MODULE", "").endswith("postgres"):
+        from psycopg import sql
+
+        query = sql.SQL(
+            "SELECT originator_version, notification_id FROM {}.{} WHERE originator_id = %s"
+        ).format(sql.Identifier(datastore.schema), sql.Identifier(table))
+        with datastore.transaction(commit=False) as cursor:
+            cursor.execute(query, (game_id,))
+            return {row["originator_version"]: row["notification_id"] for row in cursor}
+    with datastore.transaction(commit=False) as cursor:
+        cursor.execute(
+            f"SELECT originator_version, rowid FROM {table} WHERE originator_id = ?",
+            (game_id.hex,),  # the SQLite recorder keeps ids as hex
+        )
+        return {row[0]: row[1] for row in cursor.fetchall()}

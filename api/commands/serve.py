@@ -1,0 +1,26 @@
+"""``opus serve``: the HTTP API on the embedded defaults, in one process."""
+
+from __future__ import annotations
+
+import click
+from werkzeug.serving import make_server
+
+from api.app import create_app
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+def serve(host: str, port: int) -> None:
+    """Run the API: SQLite event store and views by default, projections in a
+    background thread. Production runs gunicorn 'api.app:create_app()' with
+    PostgreSQL, Redis and separate 'opus project' processes."""
+    app = create_app()
+    server = make_server(host, port, app, threaded=True)
+    click.echo(f"Opus listening on http://{host}:{server.server_port} (docs at /docs)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        app.extensions["opus"].close()
