@@ -18,12 +18,17 @@ from flask_smorest import Api
 from api import commands_http, health, queries_http, stream
 from api.errors import error_body, register_error_handlers
 from api.runtime import Services
+from api.schemas import ErrorSchema
 from domain.application import Opus
 from infra.broker import InProcessBroker, RedisBroker
 from infra.config import api_settings
 from infra.idempotency import InProcessResponses, RedisResponses
 
 log = logging.getLogger(__name__)
+
+
+class OpusApi(Api):
+    ERROR_SCHEMA = ErrorSchema
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -43,7 +48,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )
     services = build_services(settings)
     app.extensions["opus"] = services
-    api = Api(app)
+    api = OpusApi(app)
     api.spec.components.security_scheme("token", {"type": "http", "scheme": "bearer"})
     for blueprint in (commands_http.blp, queries_http.blp, stream.blp, health.blp):
         api.register_blueprint(blueprint)

@@ -79,7 +79,7 @@ def outcome(game_id: UUID, result: Outcome, **extra: Any) -> dict[str, Any]:
 
 @blp.route("")
 class Games(MethodView):
-    @blp.arguments(CreateGameSchema)
+    @blp.arguments(CreateGameSchema, required=False)
     @blp.response(201, CreatedSchema)
     def post(self, args: dict[str, Any]) -> dict[str, Any]:
         """Create a game under a rule-set variant; returns the organiser's token once."""
@@ -194,7 +194,7 @@ class CastMove(MethodView):
 
 @blp.route("/<uuid:game_id>/pass")
 class PassMove(MethodView):
-    @blp.arguments(PassSchema)
+    @blp.arguments(PassSchema, required=False)
     @blp.response(201, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """R3.3: pass, when no main action is legal or the deck is empty."""

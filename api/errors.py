@@ -77,7 +77,11 @@ def register_error_handlers(app: Flask) -> None:
         message = e.description or HTTPStatus(code).phrase
         if code == 422 and errors:
             message = "invalid input: " + ", ".join(_fields(errors))
-        response = _respond(error_body(code, message, errors))
+        response = jsonify(error_body(code, message, errors))
+        response.status_code = code
+        for name, value in e.get_headers():  # e.g. Allow on a 405
+            if name.lower() not in ("content-type", "content-length"):
+                response.headers[name] = value
         return response
 
 

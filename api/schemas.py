@@ -13,6 +13,15 @@ def card_id(**kwargs: object) -> fields.Integer:
     return fields.Integer(strict=True, validate=validate.Range(0, 10_000), **kwargs)  # type: ignore[arg-type]
 
 
+class StrictBoolean(fields.Boolean):
+    """JSON true or false only: 0 and 1 are numbers, not booleans."""
+
+    def _deserialize(self, value: object, attr: object, data: object, **kwargs: object) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
 class StrictSchema(Schema):
     class Meta:
         ordered = True
@@ -23,7 +32,7 @@ class StrictSchema(Schema):
 
 class CreateGameSchema(StrictSchema):
     draw = fields.String(load_default="five", validate=validate.OneOf(DRAW_VARIANTS))
-    guild = fields.Boolean(load_default=True)
+    guild = StrictBoolean(load_default=True)
     stage_points = fields.List(
         fields.Integer(strict=True, validate=validate.Range(0, 1000)),
         validate=validate.Length(equal=7),
@@ -149,3 +158,17 @@ class LegalMovesSchema(StrictSchema):
 class HealthSchema(StrictSchema):
     status = fields.String(required=True)
     checks = fields.Dict(keys=fields.String(), values=fields.String())
+
+
+class ErrorSchema(StrictSchema):
+    """The one error shape (api/errors.py)."""
+
+    code = fields.Integer(required=True, metadata={"description": "HTTP status code"})
+    status = fields.String(required=True, metadata={"description": "HTTP status name"})
+    message = fields.String(required=True)
+    errors = fields.Dict(
+        keys=fields.String(), metadata={"description": "Invalid fields, by location"}
+    )
+    rule = fields.String(
+        allow_none=True, metadata={"description": "The rule id (RULES.md) a move broke"}
+    )
