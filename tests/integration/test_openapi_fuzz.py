@@ -3,6 +3,7 @@ every response matches its documented schema."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import schemathesis
@@ -14,7 +15,7 @@ _app = create_app(
     {
         "EVENT_STORE": {
             "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-            "SQLITE_DBNAME": str(Path(__file__).parent.parent.parent / "var" / "fuzz-events.db"),
+            "SQLITE_DBNAME": str(Path(tempfile.mkdtemp()) / "events.db"),
         },
         "REDIS_URL": None,
         "RUN_PROJECTIONS": False,
