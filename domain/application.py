@@ -56,9 +56,13 @@ class Opus(Application[UUID]):
     name = "Opus"
     env: ClassVar[dict[str, str]] = {
         "AGGREGATE_CACHE_MAXSIZE": "1000",
-        # Commands mutate the cached game in place; a failed save evicts it,
-        # and a stale one shows up as a clash on save.
+        # Commands decide on the cached game as it is: if another process
+        # wrote to the game meanwhile, saving clashes and the command is
+        # re-decided on the reloaded game. Queries bring it up to date first
+        # (``_game(fresh=True)``).
         "AGGREGATE_CACHE_FASTFORWARD": "n",
+        # Commands mutate the cached game in place (no copy per command); a
+        # command that fails after mutating it evicts it.
         "DEEPCOPY_FROM_AGGREGATE_CACHE": "n",
     }
 
@@ -174,13 +178,16 @@ class Opus(Application[UUID]):
             with contextlib.suppress(KeyError):
                 cache.get(game_id, evict=True)
 
-    def _game(self, game_id: UUID) -> Game:
+    def _game(self, game_id: UUID, *, fresh: bool = False) -> Game:
         try:
             game: Any = self.repository.get(game_id)
         except AggregateNotFoundError:
             raise GameNotFoundError(f"no game {game_id}") from None
         if not isinstance(game, Game):
             raise GameNotFoundError(f"no game {game_id}")
+        if fresh:  # events another process saved since the game was cached
+            for event in self.events.get(game_id, gt=game.version):
+                event.mutate(game)  # type: ignore[attr-defined]
         return game
 
     # ---- queries -----------------------------------------------------------
@@ -188,18 +195,18 @@ class Opus(Application[UUID]):
     def state(self, game_id: UUID) -> GameState:
         """The full state, hidden information included: for the engine and tests."""
         with self._lock(game_id):
-            return self._game(game_id).state
+            return self._game(game_id, fresh=True).state
 
     @contextlib.contextmanager
     def reading(self, game_id: UUID) -> Iterator[tuple[GameState, int]]:
         """The game's state and version, held still while the caller reads."""
         with self._lock(game_id):
-            game = self._game(game_id)
+            game = self._game(game_id, fresh=True)
             yield game.state, game.version
 
     def version(self, game_id: UUID) -> int:
         with self._lock(game_id):
-            return self._game(game_id).version
+            return self._game(game_id, fresh=True).version
 
     def public_view(self, game_id: UUID) -> dict[str, Any]:
         """What everyone at the table sees: no hand, no deck order, no secret."""

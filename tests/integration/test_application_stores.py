@@ -105,3 +105,14 @@ def test_concurrent_commands_on_one_game_apply_once_each(app: Opus) -> None:
         t.join()
     assert sorted(app.state(game_id).names) == sorted(names)
     assert app.version(game_id) == 1 + len(names)
+
+
+def test_queries_see_what_another_process_wrote(env: dict[str, str]) -> None:
+    """A game cached by one instance is brought up to date before a query."""
+    one, two = Opus(env=env), Opus(env=env)
+    game_id = one.create_game()
+    one.join(game_id, "Ada")
+    assert two.state(game_id).names == ["Ada"]  # two caches the game
+    one.join(game_id, "Boris")
+    assert two.state(game_id).names == ["Ada", "Boris"]
+    assert two.version(game_id) == one.version(game_id)
