@@ -1,0 +1,191 @@
+"""Game moves over HTTP through gunicorn, against the in-process service.
+
+From one run it prints commands/s and p50/p99 latency of the move POSTs with
+16 concurrent clients (each playing its own game: ask for the legal moves,
+post one) through gunicorn on PostgreSQL + Redis, next to the same loop run
+in-process against the application service on the same store, and the ratio.
+Run: ``python bench/http.py [--clients 16] [--moves 60]``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# This file is named http.py: keep its folder off the import path, or it
+# would stand in for the standard library's http package.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+
+import argparse
+import os
+import random
+import socket
+import statistics
+import subprocess
+import threading
+import time
+from typing import Any
+
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from domain.application import Opus
+from domain.moves import move_from_dict, move_to_dict
+
+POSTGRES = {
+    "PERSISTENCE_MODULE": "eventsourcing.postgres",
+    "POSTGRES_DBNAME": os.environ.get("OPUS_TEST_POSTGRES_DBNAME", "test"),
+    "POSTGRES_HOST": "127.0.0.1",
+    "POSTGRES_PORT": "5432",
+    "POSTGRES_USER": os.environ.get("OPUS_TEST_POSTGRES_USER", "postgres"),
+    "POSTGRES_PASSWORD": "",
+}
+MOVE_PATHS = {"discard", "assemble", "place", "cast", "pass"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def body_of(move: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    kind = move["move"]
+    if kind == "assemble":
+        return kind, {"card": move["card"], "components": [{"card": c} for c in move["components"]]}
+    fields = {k: v for k, v in move.items() if k not in ("move", "player")}
+    return kind, fields
+
+
+def http_client(base: str, moves: int, rng: random.Random, latencies: list[float]) -> int:
+    s = requests.Session()
+    created = s.post(f"{base}/games", json={}).json()
+    game = created["game_id"]
+    tokens = [
+        s.post(f"{base}/games/{game}/players", json={"name": n}).json()["token"]
+        for n in ("Ada", "Boris")
+    ]
+    s.post(
+        f"{base}/games/{game}/start",
+        headers={"Authorization": f"Bearer {created['organiser_token']}"},
+    ).raise_for_status()
+    done = 0
+    seat = 0
+    while done < moves:
+        auth = {"Authorization": f"Bearer {tokens[seat]}"}
+        legal = s.get(f"{base}/games/{game}/legal-moves", headers=auth).json()["moves"]
+        if not legal:
+            break
+        kind, body = body_of(rng.choice(legal))
+        started = time.perf_counter()
+        r = s.post(f"{base}/games/{game}/{kind}", json=body, headers=auth)
+        latencies.append(time.perf_counter() - started)
+        r.raise_for_status()
+        done += 1
+        if kind != "cast":
+            seat = 1 - seat
+    return done
+
+
+def in_process(env: dict[str, str], games: int, moves: int, seed: int) -> tuple[int, float]:
+    app = Opus(env=env)
+    rng = random.Random(seed)
+    done = 0
+    started = time.perf_counter()
+    for _ in range(games):
+        game = app.create_game()
+        app.join(game, "Ada")
+        app.join(game, "Boris")
+        app.start(game)
+        for _ in range(moves):
+            state = app.state(game)
+            legal = app.legal_moves(game, state.turn)
+            if not legal:
+                break
+            # The same work as the HTTP client: the move goes through its JSON form.
+            app.play(game, move_from_dict(move_to_dict(rng.choice(legal))))
+            done += 1
+    seconds = time.perf_counter() - started
+    app.close()
+    return done, seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--moves", type=int, default=60, help="moves per client game")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+
+    port = free_port()
+    env = {
+        **os.environ,
+        **POSTGRES,
+        "REDIS_URL": "redis://127.0.0.1:6379/0",
+        "OPUS_RUN_PROJECTIONS": "0",
+    }
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "-w",
+            str(args.workers),
+            "-k",
+            "gthread",
+            "--threads",
+            "8",
+            "-b",
+            f"127.0.0.1:{port}",
+            "--log-level",
+            "warning",
+            "api.app:create_app()",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                if requests.get(f"{base}/healthz", timeout=1).ok:
+                    break
+            except requests.ConnectionError:
+                time.sleep(0.1)
+        latencies: list[float] = []
+        counts: list[int] = []
+        threads = [
+            threading.Thread(
+                target=lambda k=k: counts.append(
+                    http_client(base, args.moves, random.Random(k), latencies)
+                )
+            )
+            for k in range(args.clients)
+        ]
+        started = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        seconds = time.perf_counter() - started
+    finally:
+        server.terminate()
+        server.wait(10)
+    http_rate = sum(counts) / seconds
+    q = statistics.quantiles(latencies, n=100)
+    local_done, local_seconds = in_process(POSTGRES, args.clients, args.moves, seed=1)
+    local_rate = local_done / local_seconds
+    print(f"gunicorn ({args.workers} workers x 8 threads), {args.clients} clients, PostgreSQL")
+    print(
+        f"http        {sum(counts):>6} moves {http_rate:8.0f} moves/s  "
+        f"p50 {q[49] * 1000:6.1f} ms  p99 {q[98] * 1000:6.1f} ms (move POSTs)"
+    )
+    print(f"in-process  {local_done:>6} moves {local_rate:8.0f} moves/s  (one thread)")
+    print(f"ratio       {http_rate / local_rate:8.1%} of the in-process rate")
+
+
+if __name__ == "__main__":
+    main()
