@@ -8,6 +8,7 @@ from __future__ import annotations
 import click
 
 from api.commands.audit import export, verify
+from api.commands.projection import project, rebuild, view
 from api.commands.serve import serve
 from api.commands.simulate import simulate
 
@@ -26,3 +27,6 @@ main.add_command(simulate)
 main.add_command(serve)
 main.add_command(verify)
 main.add_command(export)
+main.add_command(project)
+main.add_command(rebuild)
+main.add_command(view)

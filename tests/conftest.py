@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,3 +45,51 @@ def app(env: dict[str, str]) -> Iterator[Opus]:
     application = Opus(env=env)
     yield application
     application.close()
+
+
+# ---- the read side: view stores (projections/) ---------------------------------
+
+REDIS_URL = os.environ.get("OPUS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+@dataclass
+class ViewsUnderTest:
+    """A fresh view store and the environment that selects it for `opus`."""
+
+    kind: str
+    store: Any
+    env: dict[str, str]
+
+
+def open_test_views(kind: str, tmp_path: Path) -> ViewsUnderTest:
+    """A SQLite file, or a random key prefix on the shared Redis (never flushed)."""
+    if kind == "sqlite":
+        from projections.sqlite_views import SQLiteViewStore
+
+        path = str(tmp_path / f"views-{uuid.uuid4().hex[:6]}.db")
+        return ViewsUnderTest(kind, SQLiteViewStore(path), {"OPUS_VIEWS_DBNAME": path})
+    from projections.redis_views import RedisViewStore
+
+    prefix = f"opus-test:{uuid.uuid4().hex[:12]}:"
+    env = {"REDIS_URL": REDIS_URL, "OPUS_REDIS_PREFIX": prefix}
+    return ViewsUnderTest(kind, RedisViewStore(REDIS_URL, prefix), env)
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def views(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ViewsUnderTest]:
+    """A fresh view store: SQLite, then Redis; the same tests run on both."""
+    views = open_test_views(str(request.param), tmp_path)
+    yield views
+    if views.kind == "redis":
+        views.store.drop_prefix()
+    views.store.close()
+
+
+@pytest.fixture
+def events_env(tmp_path: Path) -> dict[str, str]:
+    """A fresh SQLite event store whose recorder can be subscribed to."""
+    from infra.config import projection_env
+
+    return projection_env(
+        {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "e.db")}
+    )

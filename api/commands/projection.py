@@ -1,0 +1,184 @@
+"""``opus project``, ``opus rebuild`` and ``opus view``: the read side's commands.
+
+The event store comes from eventsourcing's variables (PERSISTENCE_MODULE,
+SQLITE_DBNAME, POSTGRES_*); the view store is Redis when REDIS_URL is set,
+else a SQLite file (OPUS_VIEWS_DBNAME, by default next to the events).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import threading
+from types import FrameType
+from typing import Any
+
+import click
+
+from domain.application import Opus
+from infra.config import ViewStoreSettings, projection_env, view_store_settings
+from projections.ports import ViewStore
+from projections.queries import Queries
+from projections.rebuild import rebuild as run_rebuild
+from projections.registry import PROJECTIONS, select
+from projections.runner import ProjectionRunner
+from projections.stores import open_view_store
+
+NAMES = click.Choice(sorted(PROJECTIONS))
+
+
+def _open(settings: ViewStoreSettings) -> ViewStore:
+    return open_view_store(
+        settings.kind,
+        redis_url=settings.redis_url,
+        redis_prefix=settings.redis_prefix,
+        sqlite_path=settings.sqlite_path,
+    )
+
+
+def _where(env: dict[str, str]) -> str:
+    return f"{env['PERSISTENCE_MODULE']} {env.get('SQLITE_DBNAME', '')}".rstrip()
+
+
+@click.command()
+@click.argument("projections", nargs=-1, type=NAMES)
+@click.option("--batch-size", default=500, show_default=True, type=click.IntRange(min=1))
+@click.option(
+    "--reconnect-timeout",
+    default=30.0,
+    show_default=True,
+    help="Seconds to keep retrying an unreachable view store before failing.",
+)
+def project(projections: tuple[str, ...], batch_size: int, reconnect_timeout: float) -> None:
+    """Run projection runners (all, or those named): catch up from each
+    view's tracked position, then follow the log live, until interrupted.
+
+    A projection that fails stops every runner and the command exits 1,
+    naming the failing position; run it again to resume exactly there.
+    """
+    env = projection_env()
+    settings = view_store_settings()
+    classes = select(projections)
+    stopping = threading.Event()
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    runners = [
+        ProjectionRunner(
+            cls, _open(settings), env, batch_size=batch_size, reconnect_timeout=reconnect_timeout
+        )
+        for cls in classes
+    ]
+    names = ", ".join(cls.name for cls in classes)
+    click.echo(f"projecting {names}: events {_where(env)} -> views {settings.describe()}")
+    for runner in runners:
+        runner.start()
+    try:
+        while not stopping.is_set() and all(r.is_running for r in runners):
+            stopping.wait(0.2)
+    except KeyboardInterrupt:
+        pass
+    for runner in runners:
+        runner.stop()
+    for runner in runners:
+        runner.join()
+        runner.store.close()
+    errors = [r.error for r in runners if r.error is not None]
+    for error in errors:
+        click.echo(f"error: {error}", err=True)
+    if errors:
+        sys.exit(1)
+    click.echo("stopped")
+
+
+@click.command()
+@click.argument("projections", nargs=-1, type=NAMES)
+@click.option(
+    "--as-of",
+    type=click.IntRange(min=0),
+    help="Build the views as they stood at this position, beside the live ones.",
+)
+@click.option(
+    "--blue-green",
+    is_flag=True,
+    help="Build into a fresh generation, then swap it in atomically.",
+)
+@click.option("--batch-size", default=2000, show_default=True, type=click.IntRange(min=1))
+def rebuild(
+    projections: tuple[str, ...], as_of: int | None, blue_green: bool, batch_size: int
+) -> None:
+    """Rebuild projections (all, or those named) from the log.
+
+    In place, each projection's live views are dropped and replayed: stop
+    'opus project' first, or use --blue-green, which leaves the live views
+    serving until the new ones are complete.
+    """
+    if as_of is not None and blue_green:
+        raise click.UsageError("--as-of builds a view beside the live one; it is never swapped in")
+    env = projection_env()
+    settings = view_store_settings()
+    store = _open(settings)
+    app = Opus(env=env)
+    try:
+        end = as_of if as_of is not None else (app.recorder.max_notification_id() or 0)
+        with click.progressbar(length=max(end, 1), label="rebuilding", file=sys.stderr) as bar:
+            done = run_rebuild(
+                store,
+                app,
+                select(projections),
+                as_of=as_of,
+                blue_green=blue_green,
+                batch_size=batch_size,
+                progress=bar.update,
+            )
+    finally:
+        app.close()
+        store.close()
+    click.echo(
+        f"rebuilt {', '.join(done.projections)} into generation {done.generation} "
+        f"of {settings.describe()} up to position {done.position}: "
+        f"{done.events} events in {done.seconds:.2f} s ({done.rate:,.0f} events/s)"
+    )
+    if as_of is not None:
+        click.echo(f"read it with: opus view KIND ... --generation {done.generation}")
+
+
+@click.command()
+@click.argument(
+    "kind", type=click.Choice(["table", "hand", "scoreboard", "log", "leaderboard", "position"])
+)
+@click.argument("target", required=False)
+@click.option("--seat", type=int, help="The seat, for 'hand'.")
+@click.option("--generation", help="Read this generation (e.g. asof1234) instead of the live one.")
+@click.option("--after", type=int, help="Wait until the view has reached this position.")
+def view(
+    kind: str, target: str | None, seat: int | None, generation: str | None, after: int | None
+) -> None:
+    """Print a view as JSON: 'table GAME', 'hand GAME --seat N',
+    'scoreboard GAME', 'log GAME', 'leaderboard', or 'position PROJECTION'."""
+    store = _open(view_store_settings())
+    queries = Queries(store)
+    options: dict[str, Any] = {"generation": generation, "after": after}
+    try:
+        if kind == "leaderboard":
+            result: Any = queries.leaderboard(**options)
+        elif target is None:
+            raise click.UsageError(f"'{kind}' needs a game id (or a projection for 'position')")
+        elif kind == "position":
+            result = queries.position(target, generation=generation)
+        elif kind == "table":
+            result = queries.table_view(target, **options)
+        elif kind == "hand":
+            if seat is None:
+                raise click.UsageError("'hand' needs --seat")
+            result = queries.hand(target, seat, **options)
+        elif kind == "scoreboard":
+            result = queries.scoreboard(target, **options)
+        else:
+            result = queries.move_log(target, **options)
+    finally:
+        store.close()
+    click.echo(json.dumps(result, indent=2, ensure_ascii=False))

@@ -1,0 +1,124 @@
+"""The view port: what a projection needs of a view store, and nothing more.
+
+A view store holds namespaces; a namespace holds one generation of one
+projection (``scoreboard.g0``) and its tracking position. Inside a
+namespace there are three kinds of value, chosen because both Redis and
+SQLite hold them natively:
+
+- documents: a JSON text under a key (Redis string, SQLite row);
+- lists: JSON texts appended in order, addressable by index (Redis list);
+- sorted sets: integer scores by member (Redis sorted set).
+
+Writes reach a store only through ``commit``: one batch of changes and the
+new tracking position in one transaction, applied only if the stored
+position is still the one the batch was built on. That compare-and-set is
+what makes a projection exactly-once: a replayed event, a second runner or a
+crash between write and acknowledgement can never apply a change twice.
+
+Each projection has an *active* generation, the one queries read. A
+blue/green rebuild fills a fresh generation and then switches the pointer
+in one write (``activate``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+DEFAULT_GENERATION = "g0"
+
+
+class ViewStoreError(Exception):
+    """Base of the errors a view store raises on purpose."""
+
+
+class ViewStoreUnavailableError(ViewStoreError):
+    """The store cannot be reached now (connection lost, server loading):
+    nothing was written, or the caller cannot tell; retrying after reloading
+    the tracking position is safe."""
+
+
+class TrackingConflictError(ViewStoreError):
+    """The stored position is not the one a batch was built on, or the
+    generation written to is no longer active: another writer got there
+    first. Nothing was written."""
+
+
+@dataclass
+class ListChange:
+    """Items appended to a list, then items replaced by index."""
+
+    appended: list[str] = field(default_factory=list)
+    replaced: dict[int, str] = field(default_factory=dict)
+
+
+@dataclass
+class Changes:
+    """One batch of writes to one namespace; ``None`` as a document deletes it."""
+
+    docs: dict[str, str | None] = field(default_factory=dict)
+    lists: dict[str, ListChange] = field(default_factory=dict)
+    zsets: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.docs or self.lists or self.zsets)
+
+
+class ViewStore(Protocol):
+    """A store of projection views: Redis or SQLite (projections/*_views.py)."""
+
+    def position(self, ns: str, application_name: str) -> int | None:
+        """The last position committed in ``ns``; None before the first."""
+        ...
+
+    def get(self, ns: str, key: str) -> str | None: ...
+
+    def items(self, ns: str, key: str) -> list[str]:
+        """A list, in order; empty if there is none."""
+        ...
+
+    def scores(self, ns: str, key: str) -> dict[str, int]:
+        """A sorted set, as member -> score; empty if there is none."""
+        ...
+
+    def commit(
+        self,
+        ns: str,
+        changes: Changes,
+        application_name: str,
+        expected: int | None,
+        position: int,
+        active: tuple[str, str] | None = None,
+    ) -> None:
+        """Apply ``changes`` and set the position to ``position``, atomically,
+        if the stored position is ``expected`` and, when ``active`` is
+        (projection, generation), that generation is still the active one;
+        else raise TrackingConflictError and write nothing."""
+        ...
+
+    def active_generation(self, projection: str) -> str:
+        """The generation queries read (DEFAULT_GENERATION until a swap)."""
+        ...
+
+    def activate(self, projection: str, generation: str) -> None:
+        """Point queries and runners at ``generation``, in one atomic write."""
+        ...
+
+    def drop(self, ns: str) -> None:
+        """Delete a namespace: every value and its tracking position."""
+        ...
+
+    def namespaces(self) -> list[str]:
+        """Every namespace that holds something."""
+        ...
+
+    def dump(self, ns: str) -> dict[str, Any]:
+        """Every value of a namespace exactly as stored, keyed by kind and
+        key, with its position: what "byte-identical" compares."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def namespace(projection: str, generation: str) -> str:
+    return f"{projection}.{generation}"

@@ -1,0 +1,165 @@
+"""What readers ask of the projections: the read side's whole interface.
+
+Every query reads the projection's active generation, or the one named
+(``generation="asof1234"`` for a view as of a position). ``after=<position>``
+makes a query wait, at most ``timeout`` seconds, until the projection has
+reached that position: a client that just made a move reads its own write.
+A query never touches the event store.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+from uuid import UUID
+
+from projections.hands import Hands
+from projections.leaderboard import Leaderboard
+from projections.move_log import MoveLog
+from projections.ports import ViewStore, namespace
+from projections.scoreboard import Scoreboard
+from projections.table import TableView
+from projections.view import APPLICATION_NAME
+
+WAIT_TIMEOUT = 5.0
+
+
+class Queries:
+    """Read-only queries over a view store."""
+
+    def __init__(self, store: ViewStore, application_name: str = APPLICATION_NAME) -> None:
+        self.store = store
+        self.application_name = application_name
+
+    def _ns(self, projection: str, generation: str | None) -> str:
+        return namespace(projection, generation or self.store.active_generation(projection))
+
+    def _ready(
+        self, projection: str, after: int | None, timeout: float, generation: str | None
+    ) -> str:
+        ns = self._ns(projection, generation)
+        if after is not None:
+            self.wait_for(projection, after, timeout, generation=generation)
+        return ns
+
+    # ---- positions -------------------------------------------------------------
+
+    def position(self, projection: str, *, generation: str | None = None) -> int | None:
+        """The last position ``projection`` has taken in (None: nothing yet)."""
+        return self.store.position(self._ns(projection, generation), self.application_name)
+
+    def wait_for(
+        self,
+        projection: str,
+        position: int,
+        timeout: float = WAIT_TIMEOUT,
+        *,
+        generation: str | None = None,
+    ) -> None:
+        """Block until ``projection`` has reached ``position``, or raise
+        TimeoutError after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        pause = 0.002
+        while True:
+            reached = self.position(projection, generation=generation)
+            if reached is not None and reached >= position:
+                return
+            if time.monotonic() >= deadline:
+                raise TimeoutError(
+                    f"{projection} is at position {reached}, not yet {position} "
+                    f"(waited {timeout} s)"
+                )
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+
+    # ---- views ---------------------------------------------------------------------
+
+    def table_view(
+        self,
+        game_id: UUID | str,
+        *,
+        after: int | None = None,
+        timeout: float = WAIT_TIMEOUT,
+        generation: str | None = None,
+    ) -> dict[str, Any] | None:
+        """The public table of a game (see projections/table.py); None if unknown."""
+        ns = self._ready(TableView.name, after, timeout, generation)
+        text = self.store.get(ns, str(game_id))
+        return None if text is None else dict(json.loads(text))
+
+    def hand(
+        self,
+        game_id: UUID | str,
+        seat: int,
+        *,
+        after: int | None = None,
+        timeout: float = WAIT_TIMEOUT,
+        generation: str | None = None,
+    ) -> list[int] | None:
+        """One seat's private hand, in order; None if that seat has no cards dealt."""
+        ns = self._ready(Hands.name, after, timeout, generation)
+        text = self.store.get(ns, f"{game_id}:{seat}")
+        return None if text is None else list(json.loads(text))
+
+    def scoreboard(
+        self,
+        game_id: UUID | str,
+        *,
+        after: int | None = None,
+        timeout: float = WAIT_TIMEOUT,
+        generation: str | None = None,
+    ) -> dict[str, Any] | None:
+        """Each player's total and the awards behind it; None if unknown."""
+        ns = self._ready(Scoreboard.name, after, timeout, generation)
+        names = [json.loads(n) for n in self.store.items(ns, f"{game_id}:players")]
+        if not names:
+            return None
+        totals = self.store.scores(ns, f"{game_id}:totals")
+        awards = [json.loads(a) for a in self.store.items(ns, f"{game_id}:awards")]
+        return {
+            "game": str(game_id),
+            "players": [
+                {
+                    "seat": seat,
+                    "name": name,
+                    "points": totals.get(str(seat), 0),
+                    "awards": [a for a in awards if a["seat"] == seat],
+                }
+                for seat, name in enumerate(names)
+            ],
+        }
+
+    def move_log(
+        self,
+        game_id: UUID | str,
+        *,
+        since: int = 0,
+        after: int | None = None,
+        timeout: float = WAIT_TIMEOUT,
+        generation: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """The public log of a game, from version ``since`` + 1 on; hidden
+        cards and the secret are redacted until the game has ended."""
+        ns = self._ready(MoveLog.name, after, timeout, generation)
+        return [json.loads(e) for e in self.store.items(ns, str(game_id))[since:]]
+
+    def leaderboard(
+        self,
+        limit: int | None = None,
+        *,
+        after: int | None = None,
+        timeout: float = WAIT_TIMEOUT,
+        generation: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """Players by wins, then points, then fewer games, then name."""
+        ns = self._ready(Leaderboard.name, after, timeout, generation)
+        games = self.store.scores(ns, "games")
+        wins = self.store.scores(ns, "wins")
+        points = self.store.scores(ns, "points")
+        rows = [
+            {"name": name, "games": n, "wins": wins.get(name, 0), "points": points.get(name, 0)}
+            for name, n in games.items()
+        ]
+        rows.sort(key=lambda r: (-r["wins"], -r["points"], r["games"], r["name"]))
+        return [{"rank": i + 1, **row} for i, row in enumerate(rows[:limit])]

@@ -1,0 +1,186 @@
+"""The Redis adapter of the view port: production.
+
+Key layout under a prefix (``opus:`` by default): ``<prefix><ns>:<key>`` for
+values — strings for documents, lists, sorted sets — ``<prefix><ns>~tracking``
+(a hash: application name -> position) and ``<prefix>~active:<projection>``
+(the generation queries read).
+
+A commit WATCHes the tracking hash (and the active pointer), checks the
+position, then sends the data and the new position in one MULTI/EXEC: Redis
+applies all of it or none, and a concurrent writer makes EXEC fail. If the
+connection drops before the reply, the outcome is unknown; the caller reloads
+the position, and the compare-and-set makes a retry skip what did land.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.exceptions import WatchError
+
+from projections.ports import (
+    DEFAULT_GENERATION,
+    Changes,
+    TrackingConflictError,
+    ViewStoreUnavailableError,
+)
+
+T = TypeVar("T")
+TRACKING = "~tracking"
+
+
+@contextmanager
+def _translated(url: str) -> Iterator[None]:
+    """Redis's connection errors as the port's (BusyLoadingError is one: a
+    restarted server still reading its append-only file)."""
+    try:
+        yield
+    except (RedisConnectionError, RedisTimeoutError) as e:
+        raise ViewStoreUnavailableError(f"Redis at {url}: {e}") from e
+
+
+class RedisViewStore:
+    """Views in Redis, every key under ``prefix``."""
+
+    def __init__(self, url: str, prefix: str = "opus:", *, timeout: float = 5.0) -> None:
+        self.url = url
+        self.prefix = prefix
+        self.redis: redis.Redis = redis.Redis.from_url(
+            url, decode_responses=True, socket_timeout=timeout, socket_connect_timeout=timeout
+        )
+
+    def _key(self, ns: str, key: str) -> str:
+        return f"{self.prefix}{ns}:{key}"
+
+    def _tracking(self, ns: str) -> str:
+        return f"{self.prefix}{ns}{TRACKING}"
+
+    def _active(self, projection: str) -> str:
+        return f"{self.prefix}~active:{projection}"
+
+    def _call(self, fn: Callable[[], T]) -> T:
+        with _translated(self.url):
+            return fn()
+
+    # ---- reads ---------------------------------------------------------------
+
+    def position(self, ns: str, application_name: str) -> int | None:
+        value = self._call(lambda: self.redis.hget(self._tracking(ns), application_name))
+        return None if value is None else int(value)
+
+    def get(self, ns: str, key: str) -> str | None:
+        value: str | None = self._call(lambda: self.redis.get(self._key(ns, key)))
+        return value
+
+    def items(self, ns: str, key: str) -> list[str]:
+        values: list[str] = self._call(lambda: self.redis.lrange(self._key(ns, key), 0, -1))
+        return values
+
+    def scores(self, ns: str, key: str) -> dict[str, int]:
+        pairs = self._call(lambda: self.redis.zrange(self._key(ns, key), 0, -1, withscores=True))
+        return {member: int(score) for member, score in sorted(pairs)}
+
+    def active_generation(self, projection: str) -> str:
+        value = self._call(lambda: self.redis.get(self._active(projection)))
+        return str(value) if value else DEFAULT_GENERATION
+
+    def _scan(self, pattern: str) -> list[str]:
+        return self._call(lambda: list(self.redis.scan_iter(match=pattern, count=1000)))
+
+    def namespaces(self) -> list[str]:
+        start, end = len(self.prefix), -len(TRACKING)
+        return sorted(k[start:end] for k in self._scan(f"{_glob(self.prefix)}*{TRACKING}"))
+
+    def dump(self, ns: str) -> dict[str, Any]:
+        start = len(self._key(ns, ""))
+        out: dict[str, Any] = {}
+        with _translated(self.url):
+            for key in sorted(self._scan(f"{_glob(self._key(ns, ''))}*")):
+                kind = self.redis.type(key)
+                name = key[start:]
+                if kind == "string":
+                    out[f"doc {name}"] = self.redis.get(key)
+                elif kind == "list":
+                    out[f"list {name}"] = self.redis.lrange(key, 0, -1)
+                elif kind == "zset":
+                    pairs = self.redis.zrange(key, 0, -1, withscores=True)
+                    out[f"zset {name}"] = {m: int(s) for m, s in sorted(pairs)}
+                else:
+                    raise TypeError(f"unexpected {kind} at {key}")
+            tracking = self.redis.hgetall(self._tracking(ns))
+        return {**out, "tracking": {k: int(v) for k, v in tracking.items()}}
+
+    # ---- writes --------------------------------------------------------------
+
+    def commit(
+        self,
+        ns: str,
+        changes: Changes,
+        application_name: str,
+        expected: int | None,
+        position: int,
+        active: tuple[str, str] | None = None,
+    ) -> None:
+        tracking = self._tracking(ns)
+        with _translated(self.url), self.redis.pipeline(transaction=True) as pipe:
+            watched = [tracking] + ([self._active(active[0])] if active else [])
+            pipe.watch(*watched)
+            stored = pipe.hget(tracking, application_name)
+            stored_position = None if stored is None else int(stored)
+            if stored_position != expected:
+                raise TrackingConflictError(
+                    f"{ns} is at position {stored_position}, not {expected}"
+                )
+            if active is not None:
+                current = pipe.get(self._active(active[0])) or DEFAULT_GENERATION
+                if current != active[1]:
+                    raise TrackingConflictError(f"{active[0]} now reads generation {current}")
+            pipe.multi()
+            for key, value in changes.docs.items():
+                if value is None:
+                    pipe.delete(self._key(ns, key))
+                else:
+                    pipe.set(self._key(ns, key), value)
+            for key, change in changes.lists.items():
+                if change.appended:
+                    pipe.rpush(self._key(ns, key), *change.appended)
+                for index, value in change.replaced.items():
+                    pipe.lset(self._key(ns, key), index, value)
+            for key, members in changes.zsets.items():
+                for member, amount in members.items():
+                    pipe.zincrby(self._key(ns, key), amount, member)
+            pipe.hset(tracking, application_name, position)
+            try:
+                pipe.execute()
+            except WatchError:
+                raise TrackingConflictError(f"{ns} was written by someone else") from None
+
+    def activate(self, projection: str, generation: str) -> None:
+        self._call(lambda: self.redis.set(self._active(projection), generation))
+
+    def drop(self, ns: str) -> None:
+        keys = [*self._scan(f"{_glob(self._key(ns, ''))}*"), self._tracking(ns)]
+        with _translated(self.url):
+            for i in range(0, len(keys), 1000):
+                self.redis.unlink(*keys[i : i + 1000])
+
+    def drop_prefix(self) -> None:
+        """Delete every key under this store's prefix (tests' clean-up)."""
+        keys = self._scan(f"{_glob(self.prefix)}*")
+        with _translated(self.url):
+            for i in range(0, len(keys), 1000):
+                self.redis.unlink(*keys[i : i + 1000])
+
+    def close(self) -> None:
+        self.redis.close()
+
+
+def _glob(text: str) -> str:
+    """``text`` as a literal in a SCAN MATCH pattern."""
+    return re.sub(r"([*?\[\]\\])", r"\\\1", text)

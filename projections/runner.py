@@ -1,0 +1,258 @@
+"""Keeps one projection live: catch up from its tracked position, then follow.
+
+A runner subscribes to the application's recorder after the position its
+view has committed (PostgreSQL: the library's LISTEN/NOTIFY subscription;
+SQLite: projections/subscription.py), and projects what arrives in batches:
+the events at hand, up to ``batch_size``, are committed together with the
+last one's position. Catching up costs one commit per batch; a live event is
+committed as soon as it arrives.
+
+Failures:
+- a projection error stops the runner with a ``ProjectionError`` naming the
+  failing position; the events before it in its batch are committed first,
+  so a restart resumes exactly at the failing event;
+- a view store that cannot be reached is retried (the position reloaded)
+  until ``reconnect_timeout``, then the runner stops loudly;
+- a tracking conflict (another writer, or a blue/green swap) reloads the
+  view's generation and position and resubscribes from there.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from eventsourcing.persistence import Notification, Tracking
+
+from domain.application import Opus
+from projections.base import EventDecoder, ViewProjection
+from projections.ports import TrackingConflictError, ViewStore, ViewStoreUnavailableError
+from projections.view import View
+
+log = logging.getLogger(__name__)
+BATCH_SIZE = 500
+
+
+class ProjectionError(Exception):
+    """A projection failed on an event; the message names its position."""
+
+    def __init__(self, projection: str, position: int, detail: str) -> None:
+        super().__init__(f"projection {projection} failed at position {position}: {detail}")
+        self.projection = projection
+        self.position = position
+
+
+def decode_all(
+    decoder: Callable[[Notification], Any], notifications: list[Notification]
+) -> tuple[list[Any], Exception | None]:
+    """The events, up to the first that cannot be decoded, and its error."""
+    events: list[Any] = []
+    for notification in notifications:
+        try:
+            events.append(decoder(notification))
+        except Exception as e:
+            return events, e
+    return events, None
+
+
+def project_batch(
+    projection: ViewProjection,
+    notifications: list[Notification],
+    events: list[Any],
+    application_name: str,
+    decode_error: Exception | None = None,
+) -> None:
+    """Project decoded events in one commit. ``events[i]`` is
+    ``notifications[i]`` decoded; a shorter list means the next one failed
+    to decode with ``decode_error``. On a failure, commit the events before
+    it, then raise a ProjectionError with its position."""
+    view = projection.view
+    done = 0
+    error: Exception | None = decode_error
+    try:
+        with view.batch():
+            for event, notification in zip(events, notifications, strict=False):
+                projection.process_event(event, Tracking(application_name, notification.id))
+                done += 1
+    except (ViewStoreUnavailableError, TrackingConflictError):
+        raise
+    except Exception as e:
+        error = e
+        if done:
+            with view.batch():
+                for event, notification in zip(events[:done], notifications, strict=False):
+                    projection.process_event(event, Tracking(application_name, notification.id))
+    if error is not None:
+        failed = notifications[done]
+        kind = failed.topic.rpartition(":")[2]
+        what = f"{kind} v{failed.originator_version} of game {failed.originator_id}"
+        raise ProjectionError(
+            projection.name, failed.id, f"{what}: {type(error).__name__}: {error}"
+        ) from error
+
+
+class ProjectionRunner:
+    """Runs one projection in a thread until stopped or failed."""
+
+    def __init__(
+        self,
+        projection_class: type[ViewProjection],
+        store: ViewStore,
+        env: dict[str, str],
+        *,
+        batch_size: int = BATCH_SIZE,
+        reconnect_timeout: float = 30.0,
+        application_factory: Callable[[dict[str, str]], Opus] = Opus,
+    ) -> None:
+        self.projection_class = projection_class
+        self.name = projection_class.name
+        self.store = store
+        self.env = env
+        self.batch_size = batch_size
+        self.reconnect_timeout = reconnect_timeout
+        self.application_factory = application_factory
+        self.error: BaseException | None = None
+        self.view: View | None = None
+        self._stopping = threading.Event()
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"project-{self.name}", daemon=True)
+
+    # ---- control ----------------------------------------------------------------
+
+    def start(self) -> ProjectionRunner:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+    def join(self, timeout: float | None = None) -> None:
+        self._thread.join(timeout)
+
+    def run_forever(self, timeout: float | None = None) -> None:
+        """Block until the runner stops (or ``timeout``); re-raise its error."""
+        self._stopped.wait(timeout)
+        if self.error is not None:
+            raise self.error
+
+    @property
+    def is_running(self) -> bool:
+        return self._thread.is_alive()
+
+    def wait(self, position: int, timeout: float = 5.0) -> None:
+        """Read-your-writes: block until the view has reached ``position``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            view = self.view
+            if view is not None:
+                reached = view.store.position(view.ns, view.application_name)
+                if reached is not None and reached >= position:
+                    return
+            if self.error is not None:
+                raise self.error
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{self.name} has not reached position {position}")
+            time.sleep(0.005)
+
+    def __enter__(self) -> ProjectionRunner:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+        self.join()
+        if self.error is not None and exc[0] is None:
+            raise self.error
+
+    # ---- the loop -----------------------------------------------------------------
+
+    def _run(self) -> None:
+        app = None
+        try:
+            app = self.application_factory(self.env)
+            decoder = EventDecoder(app.mapper)
+            unavailable_since: float | None = None
+            while not self._stopping.is_set():
+                try:
+                    self._follow(app, decoder)
+                    unavailable_since = None
+                except ViewStoreUnavailableError as e:
+                    now = time.monotonic()
+                    unavailable_since = unavailable_since or now
+                    if now - unavailable_since > self.reconnect_timeout:
+                        raise ViewStoreUnavailableError(
+                            f"projection {self.name}: view store unreachable for "
+                            f"{self.reconnect_timeout:.0f} s: {e}"
+                        ) from e
+                    log.warning("projection %s: %s; retrying", self.name, e)
+                    self._stopping.wait(0.2)
+                except TrackingConflictError as e:
+                    log.info("projection %s: %s; reloading", self.name, e)
+        except BaseException as e:
+            self.error = e
+            log.error("%s", e)
+        finally:
+            self._stopping.set()
+            self._stopped.set()
+            if app is not None:
+                app.close()
+
+    def _follow(self, app: Opus, decoder: EventDecoder) -> None:
+        """Subscribe after the view's position and project until stopped.
+        Returns normally only when stopping; a progress made before a
+        reconnect or reload is kept."""
+        view = View(self.store, self.name)
+        projection = self.projection_class(view)
+        self.view = view
+        inbox: queue.Queue[Notification | BaseException] = queue.Queue(maxsize=4 * self.batch_size)
+        subscription = app.recorder.subscribe(gt=view.position)
+        # Entered, so that leaving joins its threads: none may still be
+        # reading through the application's connections when they close.
+        subscription.__enter__()
+        done = threading.Event()
+        reader = threading.Thread(target=_read, args=(subscription, inbox, done), daemon=True)
+        reader.start()
+        try:
+            while not self._stopping.is_set():
+                try:
+                    first = inbox.get(timeout=0.1)
+                except queue.Empty:
+                    continue
+                batch = [first]
+                while len(batch) < self.batch_size:
+                    try:
+                        batch.append(inbox.get_nowait())
+                    except queue.Empty:
+                        break
+                errors = [item for item in batch if isinstance(item, BaseException)]
+                notifications = [item for item in batch if isinstance(item, Notification)]
+                if notifications:
+                    events, decode_error = decode_all(decoder, notifications)
+                    project_batch(projection, notifications, events, app.name, decode_error)
+                if errors:
+                    raise errors[0]
+        finally:
+            done.set()
+            subscription.__exit__(None, None, None)
+            reader.join(timeout=5)
+
+
+def _read(
+    subscription: Any,
+    inbox: queue.Queue[Notification | BaseException],
+    done: threading.Event,
+) -> None:
+    """Hand the subscription's notifications to the projecting thread."""
+    try:
+        for notification in subscription:
+            while not done.is_set():
+                try:
+                    inbox.put(notification, timeout=0.1)
+                    break
+                except queue.Full:
+                    continue
+    except BaseException as e:
+        inbox.put(e)

@@ -1,0 +1,515 @@
+"""The read side on real stores: every projection, on SQLite views and on
+Redis views, with the same test code (the ``views`` fixture).
+
+Events go to a fresh SQLite file per test; the game's own state (the write
+model) is the oracle the views are checked against.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import threading
+import time
+from collections import Counter
+from typing import Any
+from uuid import UUID
+
+import pytest
+from eventsourcing.persistence import Tracking
+
+from domain.application import Opus
+from domain.bots import BOTS
+from domain.chain import own_fields
+from domain.events import CardsDrawn, GameEvent, PointsAwarded
+from domain.ruleset import RuleSet
+from domain.simulation import NAMES, play_game
+from domain.views import public_view
+from projections.base import EventDecoder
+from projections.ports import DEFAULT_GENERATION, Changes, TrackingConflictError, namespace
+from projections.queries import Queries
+from projections.rebuild import rebuild
+from projections.registry import PROJECTIONS, select
+from projections.runner import ProjectionError, ProjectionRunner
+from projections.scoreboard import Scoreboard
+from projections.view import View
+from tests.conftest import ViewsUnderTest
+
+EXTRA_TABLE_FIELDS = ("game", "version", "position")
+
+
+# ---- helpers ----------------------------------------------------------------
+
+
+def start_game(app: Opus, players: int, seed: int, variant: RuleSet | None = None) -> UUID:
+    game_id = app.create_game(variant, secret=seed.to_bytes(32, "big"))
+    for name in NAMES[:players]:
+        app.join(game_id, name, f"{name}-{seed}")
+    app.start(game_id)
+    return game_id
+
+
+def play_moves(app: Opus, game_id: UUID, moves: int, seed: int, bot: str = "greedy") -> int:
+    """Up to ``moves`` moves (fewer if the game ends); returns the last position."""
+    choose = BOTS[bot](random.Random(seed))
+    position = 0
+    for _ in range(moves):
+        state = app.state(game_id)
+        if state.status != "running":
+            break
+        position = app.play(game_id, choose(state, state.turn)).position
+    return position
+
+
+def logged_events(app: Opus) -> list[tuple[int, Any]]:
+    """Every (position, event) of the log, decoded by the library's mapper."""
+    notifications = app.recorder.select_notifications(0, 1_000_000)
+    return [(n.id, app.mapper.to_domain_event(n)) for n in notifications]
+
+
+def last_position(app: Opus) -> int:
+    return app.recorder.max_notification_id() or 0
+
+
+def table_without_extras(view: dict[str, Any] | None) -> dict[str, Any]:
+    assert view is not None
+    return {k: v for k, v in view.items() if k not in EXTRA_TABLE_FIELDS}
+
+
+def games_of(app: Opus) -> list[UUID]:
+    seen: dict[UUID, None] = {}
+    for _, event in logged_events(app):
+        seen.setdefault(event.originator_id)
+    return list(seen)
+
+
+def assert_views_match_the_games(app: Opus, queries: Queries) -> None:
+    """Every view of every game equals what the write model says."""
+    events = logged_events(app)
+    ended_states = []
+    for game_id in games_of(app):
+        state = app.state(game_id)
+        version = app.version(game_id)
+        table = queries.table_view(game_id)
+        assert table_without_extras(table) == public_view(state)
+        assert table is not None and table["version"] == version
+        for seat in range(state.players):
+            assert queries.hand(game_id, seat) == (state.hands[seat] if state.hands else None)
+        awards = [
+            (position, e)
+            for position, e in events
+            if e.originator_id == game_id and isinstance(e, PointsAwarded)
+        ]
+        board = queries.scoreboard(game_id)
+        assert board is not None
+        assert [p["name"] for p in board["players"]] == state.names
+        assert [p["points"] for p in board["players"]] == (state.scores or [0] * state.players)
+        provenance = [
+            (a["position"], a["seat"], a["points"], a["rule"], a["cause"], a["cause_version"])
+            for p in board["players"]
+            for a in p["awards"]
+        ]
+        expected = [
+            (pos, e.player, e.points, e.rule, e.cause, e.cause_version) for pos, e in awards
+        ]
+        assert sorted(provenance) == expected
+        log = queries.move_log(game_id)
+        game_events = [e for _, e in events if e.originator_id == game_id]
+        assert [entry["event"] for entry in log] == [type(e).__name__ for e in game_events]
+        assert [entry["version"] for entry in log] == list(range(1, version + 1))
+        if state.status == "ended":
+            ended_states.append(state)
+    games, wins, points = Counter[str](), Counter[str](), Counter[str]()
+    for state in ended_states:
+        for seat, name in enumerate(state.names):
+            games[name] += 1
+            points[name] += state.scores[seat]
+            wins[name] += seat in state.winners
+    board = {row["name"]: row for row in queries.leaderboard()}
+    assert {n: (r["games"], r["wins"], r["points"]) for n, r in board.items()} == {
+        n: (games[n], wins[n], points[n]) for n in games
+    }
+
+
+def dumps(views: ViewsUnderTest, generation: str | None = None) -> dict[str, Any]:
+    """Every projection's stored values, byte for byte, by projection."""
+    store = views.store
+    return {
+        name: store.dump(namespace(name, generation or store.active_generation(name)))
+        for name in PROJECTIONS
+    }
+
+
+def without_tracking(dump: dict[str, Any]) -> dict[str, Any]:
+    return {name: {k: v for k, v in d.items() if k != "tracking"} for name, d in dump.items()}
+
+
+@pytest.fixture
+def app(events_env: dict[str, str]) -> Any:
+    application = Opus(env=events_env)
+    yield application
+    application.close()
+
+
+def run_all(views: ViewsUnderTest, env: dict[str, str]) -> list[ProjectionRunner]:
+    return [ProjectionRunner(cls, views.store, env).start() for cls in PROJECTIONS.values()]
+
+
+def stop_all(runners: list[ProjectionRunner]) -> None:
+    for runner in runners:
+        runner.stop()
+    for runner in runners:
+        runner.join()
+        assert runner.error is None, runner.error
+
+
+def wait_all(runners: list[ProjectionRunner], position: int) -> None:
+    for runner in runners:
+        runner.wait(position, timeout=20)
+
+
+# ---- every projection ----------------------------------------------------------
+
+
+def test_every_view_matches_the_write_model_after_a_rebuild(
+    app: Opus, views: ViewsUnderTest
+) -> None:
+    """Ended games of 2 to 6 players, each variant, and games in progress:
+    table, hands, scoreboard with provenance, move log and leaderboard."""
+    rng = random.Random(3)
+    play_game(app, 2, "random", rng, secret=b"\x01" * 32)
+    play_game(app, 4, "greedy", rng, RuleSet(draw="one"), secret=b"\x02" * 32)
+    play_game(app, 3, "greedy", rng, RuleSet(guild=False), secret=b"\x03" * 32)
+    play_game(app, 6, "greedy", rng, secret=b"\x04" * 32)
+    running = start_game(app, 4, 5)
+    play_moves(app, running, 30, seed=5)
+    open_game = app.create_game()
+    app.join(open_game, "Ada")
+    done = rebuild(views.store, app, select([]))
+    assert done.position == last_position(app)
+    assert_views_match_the_games(app, Queries(views.store))
+
+
+def test_runners_follow_the_log_live_and_queries_read_their_own_writes(
+    app: Opus, events_env: dict[str, str], views: ViewsUnderTest
+) -> None:
+    queries = Queries(views.store)
+    runners = run_all(views, events_env)
+    try:
+        game_id = start_game(app, 3, 11)
+        choose = BOTS["greedy"](random.Random(11))
+        for _ in range(25):
+            state = app.state(game_id)
+            outcome = app.play(game_id, choose(state, state.turn))
+            # the view already reflects the move: no sleep, a bounded wait
+            table = queries.table_view(game_id, after=outcome.position, timeout=5)
+            assert table is not None and table["position"] >= outcome.position
+            assert table_without_extras(table) == app.public_view(game_id)
+            seat = app.state(game_id).turn
+            hand = queries.hand(game_id, seat, after=outcome.position)
+            assert hand == app.state(game_id).hands[seat]
+        wait_all(runners, last_position(app))
+        assert_views_match_the_games(app, queries)
+    finally:
+        stop_all(runners)
+
+
+def test_wait_for_is_bounded(app: Opus, views: ViewsUnderTest) -> None:
+    queries = Queries(views.store)
+    started = time.monotonic()
+    with pytest.raises(TimeoutError, match="table is at position None, not yet 5"):
+        queries.wait_for("table", 5, timeout=0.2)
+    assert time.monotonic() - started < 1
+    assert queries.table_view(UUID(int=1)) is None
+    assert queries.scoreboard(UUID(int=1)) is None
+    assert queries.move_log(UUID(int=1)) == []
+    assert queries.leaderboard() == []
+
+
+# ---- rebuild, blue/green, time travel --------------------------------------------
+
+
+def test_a_rebuild_from_zero_gives_byte_identical_views_to_the_live_ones(
+    app: Opus, events_env: dict[str, str], views: ViewsUnderTest
+) -> None:
+    runners = run_all(views, events_env)
+    try:
+        rng = random.Random(21)
+        for i in range(4):
+            play_game(app, 2 + i, "greedy", rng, secret=bytes([i + 10]) * 32)
+        running = start_game(app, 3, 22)
+        play_moves(app, running, 20, seed=22)
+        wait_all(runners, last_position(app))
+    finally:
+        stop_all(runners)
+    live = dumps(views)
+    end = last_position(app)
+    rebuilt = rebuild(views.store, app, select([]), as_of=end)
+    assert rebuilt.generation == f"asof{end}"
+    fresh = dumps(views, rebuilt.generation)
+    assert fresh == live  # every document, list item and score, and the positions
+    assert all(d["tracking"] == {"Opus": end} for d in live.values())
+    assert len(live["table"]) >= 10 and len(live["move_log"]) >= 5
+
+
+def test_blue_green_swaps_generations_under_a_live_runner(
+    app: Opus, events_env: dict[str, str], views: ViewsUnderTest
+) -> None:
+    store = views.store
+    queries = Queries(store)
+    runners = run_all(views, events_env)
+    try:
+        game_id = start_game(app, 2, 31)
+        play_moves(app, game_id, 10, seed=31)
+        wait_all(runners, last_position(app))
+        before = without_tracking(dumps(views))
+        done = rebuild(store, app, select([]), blue_green=True)
+        assert all(store.active_generation(n) == done.generation for n in PROJECTIONS)
+        assert done.generation != DEFAULT_GENERATION
+        assert namespace("table", DEFAULT_GENERATION) not in store.namespaces()
+        assert without_tracking(dumps(views)) == before
+        # the runners notice the swap at their next commit and write the new generation
+        position = play_moves(app, game_id, 10, seed=32)
+        table = queries.table_view(game_id, after=position, timeout=10)
+        assert table_without_extras(table) == app.public_view(game_id)
+        wait_all(runners, last_position(app))
+        assert_views_match_the_games(app, queries)
+    finally:
+        stop_all(runners)
+    assert set(store.namespaces()) == {namespace(n, done.generation) for n in PROJECTIONS}
+
+
+def test_as_of_a_position_gives_the_views_as_they_stood_then(
+    app: Opus, views: ViewsUnderTest
+) -> None:
+    game_id = start_game(app, 3, 41)
+    play_moves(app, game_id, 12, seed=41)
+    middle_version = app.version(game_id)
+    middle = last_position(app)
+    play_moves(app, game_id, 12, seed=42)
+    rebuild(views.store, app, select([]))
+    then = rebuild(views.store, app, select(["table", "scoreboard"]), as_of=middle)
+    queries = Queries(views.store)
+    past_game = app.repository.get(game_id, version=middle_version)
+    past = queries.table_view(game_id, generation=then.generation)
+    assert table_without_extras(past) == public_view(past_game.state)
+    assert past is not None and past["position"] == middle
+    now = queries.table_view(game_id)
+    assert table_without_extras(now) == app.public_view(game_id)
+    assert now != past
+    assert queries.position("table", generation=then.generation) == middle
+    assert queries.position("table") == last_position(app)
+
+
+# ---- exactly once ---------------------------------------------------------------
+
+
+def test_an_event_at_or_below_the_tracked_position_is_skipped(
+    app: Opus, views: ViewsUnderTest
+) -> None:
+    game_id = start_game(app, 2, 51)
+    play_moves(app, game_id, 15, seed=51)
+    decode = EventDecoder(app.mapper)
+    notifications = app.recorder.select_notifications(0, 10_000)
+    projection = Scoreboard(View(views.store, "scoreboard"))
+    for n in notifications:  # one transaction per event
+        projection.process_event(decode(n), Tracking("Opus", n.id))
+    once = views.store.dump(namespace("scoreboard", DEFAULT_GENERATION))
+    again = Scoreboard(View(views.store, "scoreboard"))
+    with again.view.batch():  # replayed in a batch, and one by one
+        for n in notifications:
+            again.process_event(decode(n), Tracking("Opus", n.id))
+    for n in notifications[-3:]:
+        again.process_event(decode(n), Tracking("Opus", n.id))
+    assert views.store.dump(namespace("scoreboard", DEFAULT_GENERATION)) == once
+    awards = Queries(views.store).scoreboard(game_id)
+    assert awards is not None
+    assert sum(len(p["awards"]) for p in awards["players"]) == sum(
+        isinstance(e, PointsAwarded) for _, e in logged_events(app)
+    )
+
+
+def test_a_commit_built_on_a_stale_position_is_refused_and_writes_nothing(
+    views: ViewsUnderTest,
+) -> None:
+    store, ns = views.store, namespace("scoreboard", DEFAULT_GENERATION)
+    store.commit(ns, Changes(docs={"a": '"1"'}), "Opus", None, 1)
+    with pytest.raises(TrackingConflictError, match="at position 1, not None"):
+        store.commit(ns, Changes(docs={"a": '"2"', "b": '"2"'}), "Opus", None, 2)
+    store.activate("scoreboard", "g9")
+    with pytest.raises(TrackingConflictError, match="now reads generation g9"):
+        store.commit(ns, Changes(docs={"a": '"3"'}), "Opus", 1, 3, ("scoreboard", "g0"))
+    assert store.dump(ns) == {"doc a": '"1"', "tracking": {"Opus": 1}}
+
+
+class Failing(Scoreboard):
+    """The scoreboard, broken at one position (a bug in a handler)."""
+
+    name = "scoreboard"  # eventsourcing names a Projection subclass after itself
+    fail_at = 0
+
+    def process_event(self, domain_event: Any, tracking: Tracking) -> None:
+        if tracking.notification_id == self.fail_at:
+            raise RuntimeError("a bug")
+        super().process_event(domain_event, tracking)
+
+
+def test_a_projection_error_stops_its_runner_at_the_failing_position_and_a_restart_resumes(
+    app: Opus, events_env: dict[str, str], views: ViewsUnderTest
+) -> None:
+    game_id = start_game(app, 3, 61)
+    play_moves(app, game_id, 20, seed=61)
+    Failing.fail_at = last_position(app) - 7
+    runner = ProjectionRunner(Failing, views.store, events_env).start()
+    with pytest.raises(ProjectionError) as raised:
+        runner.run_forever(timeout=20)
+    message = str(raised.value)
+    assert f"projection scoreboard failed at position {Failing.fail_at}: " in message
+    assert "RuntimeError: a bug" in message and str(game_id) in message
+    assert not runner.is_running or runner.join(5) is None
+    queries = Queries(views.store)
+    assert queries.position("scoreboard") == Failing.fail_at - 1  # the events before it landed
+    with ProjectionRunner(Scoreboard, views.store, events_env) as fixed:
+        fixed.wait(last_position(app), timeout=20)
+    board = queries.scoreboard(game_id)
+    assert board is not None
+    assert [p["points"] for p in board["players"]] == app.state(game_id).scores
+
+
+# ---- hidden information -----------------------------------------------------------
+
+# Integers in public views that are not card ids.
+NOT_CARDS = {
+    "version",
+    "position",
+    "deck_size",
+    "hand_sizes",
+    "scores",
+    "winners",
+    "turn",
+    "seat",
+    "player",
+    "owner",
+    "next_player",
+    "points",
+    "cause_version",
+    "stage",
+    "stage_points",
+    "players",
+    "count",
+    "counts",
+    "games",
+    "wins",
+    "rank",
+}
+
+
+def card_ids(value: Any, key: str = "") -> set[int]:
+    """Every integer in a public view that is not known to be something else."""
+    if isinstance(value, bool) or key in NOT_CARDS:
+        return set()
+    if isinstance(value, int):
+        return {value}
+    if isinstance(value, dict):
+        return set().union(*(card_ids(v, str(k)) for k, v in value.items()))
+    if isinstance(value, list):
+        return set().union(*(card_ids(v, key) for v in value))
+    return set()
+
+
+def strings(value: Any) -> str:
+    import json
+
+    return json.dumps(value)
+
+
+def test_no_public_view_shows_a_card_in_a_hand_or_the_deck_before_the_game_ends(
+    app: Opus, views: ViewsUnderTest
+) -> None:
+    game_id = start_game(app, 4, 71)
+    play_moves(app, game_id, 40, seed=71)
+    rebuild(views.store, app, select([]))
+    state = app.state(game_id)
+    assert state.status == "running"
+    # Cards shown in public event fields (the cabinet deal, discards, what
+    # Knowledge took...) were seen by all: only the rest is hidden.
+    public_fields = [
+        e for _, e in logged_events(app) if type(e).__name__ not in ("CardsDealt", "CardsDrawn")
+    ]
+    seen = card_ids([own_fields(vars(e)) for e in public_fields])
+    hidden = (set(state.deck) | {c for hand in state.hands for c in hand}) - seen
+    assert len(hidden) > 30, hidden  # the deck and most of the hands
+    queries = Queries(views.store)
+    public = {
+        "table": queries.table_view(game_id),
+        "scoreboard": queries.scoreboard(game_id),
+        "move log": queries.move_log(game_id),
+        "leaderboard": queries.leaderboard(),
+    }
+    for name, view in public.items():
+        assert not card_ids(view) & hidden, f"the {name} shows hidden cards"
+        assert state.secret not in strings(view), f"the {name} shows the secret"
+        assert '"command"' not in strings(view) and "token_hash" not in strings(view)
+    drawn = [e for e in queries.move_log(game_id) if e["event"] == "CardsDrawn"]
+    assert drawn and all(set(e) >= {"player", "count"} and "cards" not in e for e in drawn)
+    assert all(
+        re.fullmatch(r"(Ada|Boris|Chloe|Dmitri) drew [1-5] cards?", e["text"]) for e in drawn
+    )
+    # and the hands themselves are right, for their owners only
+    assert [queries.hand(game_id, s) for s in range(4)] == state.hands
+
+    play_moves(app, game_id, 500, seed=72)  # to the end: GameEnded reveals all
+    assert app.state(game_id).status == "ended"
+    rebuild(views.store, app, select(["move_log"]))
+    log = queries.move_log(game_id)
+    events = [e for _, e in logged_events(app) if e.originator_id == game_id]
+    draws = [
+        (entry["cards"], e.cards)
+        for entry, e in zip(log, events, strict=True)
+        if isinstance(e, CardsDrawn)
+    ]
+    assert draws and all(shown == real for shown, real in draws)
+    assert log[0]["secret"] == app.state(game_id).secret
+    assert log[1]["event"] == "PlayerJoined" and "token_hash" not in log[1]
+
+
+# ---- the SQLite subscription ------------------------------------------------------
+
+
+def test_the_sqlite_subscription_wakes_at_once_in_process_and_by_polling_across(
+    app: Opus, events_env: dict[str, str]
+) -> None:
+    start_game(app, 2, 81)
+    known = last_position(app)
+    reader = Opus(env=events_env)
+    received: list[tuple[int, float]] = []
+    subscription = reader.recorder.subscribe(gt=known)
+
+    def read() -> None:
+        for notification in subscription:
+            received.append((notification.id, time.monotonic()))
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    try:
+        written = time.monotonic()
+        position = play_moves(app, app.create_game() and games_of(app)[0], 1, seed=81)
+        deadline = time.monotonic() + 5
+        while (not received or received[-1][0] < position) and time.monotonic() < deadline:
+            time.sleep(0.002)
+        assert [i for i, _ in received] == list(range(known + 1, position + 1))
+        assert received[-1][1] - written < 0.5
+    finally:
+        subscription.stop()
+        thread.join()
+        reader.close()
+
+
+def test_decoding_matches_the_library_mapper(app: Opus) -> None:
+    game_id = start_game(app, 3, 91)
+    play_moves(app, game_id, 30, seed=91)
+    decode = EventDecoder(app.mapper)
+    for n in app.recorder.select_notifications(0, 10_000):
+        fast, slow = decode(n), app.mapper.to_domain_event(n)
+        assert type(fast) is type(slow) and vars(fast) == vars(slow)
+        assert isinstance(fast, GameEvent) or n.originator_version == 1
