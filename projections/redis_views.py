@@ -101,18 +101,24 @@ class RedisViewStore:
         start = len(self._key(ns, ""))
         out: dict[str, Any] = {}
         with _translated(self.url):
-            for key in sorted(self._scan(f"{_glob(self._key(ns, ''))}*")):
-                kind = self.redis.type(key)
-                name = key[start:]
+            keys = sorted(self._scan(f"{_glob(self._key(ns, ''))}*"))
+            pipe = self.redis.pipeline(transaction=False)
+            for key in keys:
+                pipe.type(key)
+            kinds = pipe.execute()
+            for key, kind in zip(keys, kinds, strict=True):
                 if kind == "string":
-                    out[f"doc {name}"] = self.redis.get(key)
+                    pipe.get(key)
                 elif kind == "list":
-                    out[f"list {name}"] = self.redis.lrange(key, 0, -1)
+                    pipe.lrange(key, 0, -1)
                 elif kind == "zset":
-                    pairs = self.redis.zrange(key, 0, -1, withscores=True)
-                    out[f"zset {name}"] = {m: int(s) for m, s in sorted(pairs)}
+                    pipe.zrange(key, 0, -1, withscores=True)
                 else:
                     raise TypeError(f"unexpected {kind} at {key}")
+            labels = {"string": "doc", "list": "list", "zset": "zset"}
+            for key, kind, value in zip(keys, kinds, pipe.execute(), strict=True):
+                name = f"{labels[kind]} {key[start:]}"
+                out[name] = {m: int(s) for m, s in sorted(value)} if kind == "zset" else value
             tracking = self.redis.hgetall(self._tracking(ns))
         return {**out, "tracking": {k: int(v) for k, v in tracking.items()}}
 

@@ -114,9 +114,12 @@ class ProjectionRunner:
         self.env = env
         self.batch_size = batch_size
         self.reconnect_timeout = reconnect_timeout
-        self.application_factory = application_factory
+        # Opened here, in the caller's thread: runners started together in
+        # threads would race to create PostgreSQL's tables and functions.
+        self.app = application_factory(env)
         self.error: BaseException | None = None
         self.view: View | None = None
+        self._reached_store = True
         self._stopping = threading.Event()
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"project-{self.name}", daemon=True)
@@ -170,18 +173,17 @@ class ProjectionRunner:
     # ---- the loop -----------------------------------------------------------------
 
     def _run(self) -> None:
-        app = None
+        app = self.app
         try:
-            app = self.application_factory(self.env)
             decoder = EventDecoder(app.mapper)
-            unavailable_since: float | None = None
+            unavailable_since = 0.0
             while not self._stopping.is_set():
                 try:
                     self._follow(app, decoder)
-                    unavailable_since = None
                 except ViewStoreUnavailableError as e:
                     now = time.monotonic()
-                    unavailable_since = unavailable_since or now
+                    if self._reached_store:  # a new outage: its own time limit
+                        unavailable_since, self._reached_store = now, False
                     if now - unavailable_since > self.reconnect_timeout:
                         raise ViewStoreUnavailableError(
                             f"projection {self.name}: view store unreachable for "
@@ -197,8 +199,7 @@ class ProjectionRunner:
         finally:
             self._stopping.set()
             self._stopped.set()
-            if app is not None:
-                app.close()
+            app.close()
 
     def _follow(self, app: Opus, decoder: EventDecoder) -> None:
         """Subscribe after the view's position and project until stopped.
@@ -207,6 +208,8 @@ class ProjectionRunner:
         view = View(self.store, self.name)
         projection = self.projection_class(view)
         self.view = view
+        view.position  # noqa: B018 - reads the store: it is reachable again
+        self._reached_store = True
         inbox: queue.Queue[Notification | BaseException] = queue.Queue(maxsize=4 * self.batch_size)
         subscription = app.recorder.subscribe(gt=view.position)
         # Entered, so that leaving joins its threads: none may still be

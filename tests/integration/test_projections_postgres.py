@@ -1,0 +1,72 @@
+"""Production's pairing: events in PostgreSQL (the library's LISTEN/NOTIFY
+subscription), views in Redis or SQLite. Each test has its own schema, so
+the positions are its own on the shared database."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from domain.application import Opus
+from domain.simulation import play_game
+from projections.ports import namespace
+from projections.queries import Queries
+from projections.rebuild import rebuild
+from projections.registry import PROJECTIONS, select
+from projections.runner import ProjectionRunner
+from tests.conftest import POSTGRES_ENV, ViewsUnderTest
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def pg_env() -> Iterator[dict[str, str]]:
+    schema = f"opus_test_{uuid.uuid4().hex[:10]}"
+    dsn = (
+        f"dbname={POSTGRES_ENV['POSTGRES_DBNAME']} host={POSTGRES_ENV['POSTGRES_HOST']} "
+        f"port={POSTGRES_ENV['POSTGRES_PORT']} user={POSTGRES_ENV['POSTGRES_USER']} "
+        f"password={POSTGRES_ENV['POSTGRES_PASSWORD']}"
+    )
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    yield {**POSTGRES_ENV, "POSTGRES_SCHEMA": schema}
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def test_runners_follow_postgres_live_and_a_rebuild_gives_the_same_bytes(
+    pg_env: dict[str, str], views: ViewsUnderTest
+) -> None:
+    app = Opus(env=pg_env)
+    queries = Queries(views.store)
+    runners = [ProjectionRunner(cls, views.store, pg_env).start() for cls in PROJECTIONS.values()]
+    try:
+        game_id, _ = play_game(app, 3, "greedy", random.Random(1))
+        outcome = app.join(app.create_game(), "Ada")
+        # read-your-writes through LISTEN/NOTIFY: bounded, no sleep
+        table = queries.table_view(game_id, after=outcome.position, timeout=10)
+        assert table is not None
+        assert {k: v for k, v in table.items() if k not in ("game", "version", "position")} == (
+            app.public_view(game_id)
+        )
+        end = app.recorder.max_notification_id() or 0
+        for runner in runners:
+            runner.wait(end, timeout=20)
+    finally:
+        for runner in runners:
+            runner.stop()
+        for runner in runners:
+            runner.join()
+    assert [r.error for r in runners] == [None] * len(runners)
+    store = views.store
+    live = {n: store.dump(namespace(n, store.active_generation(n))) for n in PROJECTIONS}
+    clean = rebuild(store, app, select([]), as_of=end)
+    assert {n: store.dump(namespace(n, clean.generation)) for n in PROJECTIONS} == live
+    board = queries.scoreboard(game_id)
+    assert board is not None
+    assert [p["points"] for p in board["players"]] == app.state(game_id).scores
+    app.close()
