@@ -19,10 +19,19 @@ from api import commands_http, health, queries_http, stream
 from api.errors import error_body, register_error_handlers
 from api.runtime import Services
 from api.schemas import ErrorSchema
-from domain.application import Opus
 from infra.broker import InProcessBroker, RedisBroker
-from infra.config import api_settings
+from infra.config import (
+    ViewStoreSettings,
+    api_settings,
+    projection_env,
+    view_store_settings,
+)
 from infra.idempotency import InProcessResponses, RedisResponses
+from infra.stores import open_application
+from projections.queries import Queries
+from projections.registry import PROJECTIONS
+from projections.runner import ProjectionRunner
+from projections.stores import open_view_store
 
 log = logging.getLogger(__name__)
 
@@ -64,8 +73,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
 
 def build_services(settings: Mapping[str, Any]) -> Services:
-    """The composition root of the HTTP service."""
-    application = Opus(env=settings["EVENT_STORE"])
+    """The composition root of the HTTP service: event store, views, broker,
+    response cache and, in the embedded mode, the projection runners."""
+    env = projection_env(settings["EVENT_STORE"])
+    application = open_application(env)
     redis_url = settings.get("REDIS_URL")
     if redis_url:
         broker: Any = RedisBroker(redis_url)
@@ -73,10 +84,35 @@ def build_services(settings: Mapping[str, Any]) -> Services:
     else:
         broker = InProcessBroker()
         responses = InProcessResponses()
-    services = Services(application, broker, responses)
+    view_settings = settings.get("VIEW_STORE") or view_store_settings(
+        {**env, "REDIS_URL": redis_url or ""}
+    )
+    store = open_store(view_settings)
+    services = Services(
+        application,
+        broker,
+        responses,
+        views=Queries(store),
+        query_wait_seconds=float(settings.get("QUERY_WAIT_SECONDS", 5.0)),
+    )
     application.listeners.append(stream.publisher(services))
-    services.closers.extend([application.close, broker.close])
+    services.closers.extend([application.close, broker.close, store.close])
+    if settings.get("RUN_PROJECTIONS"):
+        for cls in PROJECTIONS.values():
+            runner = ProjectionRunner(
+                cls, open_store(view_settings), env, application_factory=open_application
+            ).start()
+            services.closers.append(runner.stop)
     return services
+
+
+def open_store(settings: ViewStoreSettings) -> Any:
+    return open_view_store(
+        settings.kind,
+        redis_url=settings.redis_url,
+        redis_prefix=settings.redis_prefix,
+        sqlite_path=settings.sqlite_path,
+    )
 
 
 def register_idempotency(app: Flask, services: Services) -> None:

@@ -16,7 +16,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from api.errors import ApiError
-from api.identity import new_token, require_organiser, seat_of
+from api.identity import new_token, require_organiser, seat_in
 from api.runtime import services
 from api.schemas import (
     AssembleSchema,
@@ -30,11 +30,10 @@ from api.schemas import (
     PassSchema,
     PlaceSchema,
 )
-from domain.application import Outcome
+from domain.application import Opus, Outcome
 from domain.errors import AssemblyError, PlacementError, RuleError
 from domain.moves import Assemble, Cast, Discard, Move, Pass, Place
 from domain.ruleset import RuleSet
-from domain.state import GameState
 
 blp = Blueprint(
     "commands", __name__, url_prefix="/games", description="Commands: create, join, start, moves"
@@ -125,20 +124,22 @@ class Start(MethodView):
 def play(game_id: UUID, build: Any) -> dict[str, Any]:
     """Run one move for the seat whose token is sent."""
     app = services().app
-    state = app.state(game_id)
-    seat = seat_of(state)
-    move: Move = build(seat, state)
+    seat = seat_in(app, game_id)
+    move: Move = build(seat, app)
     result = app.play(game_id, move, expected_version(), command=command_id())
     return outcome(game_id, result)
 
 
-def check_source(state: GameState, card: int, source: str | None, error: type[RuleError]) -> None:
-    """A source named in the command must be where the card lies."""
-    if source is None:
-        return
-    where = state.locate(card)
-    if where is None or str(where) != source:
-        raise error(f"card {card} is not at {source} (it is at {where or 'no takeable place'})")
+def check_sources(
+    app: Opus, game_id: UUID, sources: list[tuple[int, str]], error: type[RuleError]
+) -> None:
+    """Sources named in a command must be where the cards lie."""
+    with app.reading(game_id) as (state, _):
+        for card, source in sources:
+            where = state.locate(card)
+            if where is None or str(where) != source:
+                whereabouts = where or "no takeable place"
+                raise error(f"card {card} is not at {source} (it is at {whereabouts})")
 
 
 @blp.route("/<uuid:game_id>/discard")
@@ -157,9 +158,10 @@ class AssembleMove(MethodView):
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """R4.2: assemble a recipe from your hand with the named components."""
 
-        def build(seat: int, state: GameState) -> Move:
-            for c in args["components"]:
-                check_source(state, c["card"], c["source"], AssemblyError)
+        def build(seat: int, app: Opus) -> Move:
+            sources = [(c["card"], c["source"]) for c in args["components"] if c["source"]]
+            if sources:
+                check_sources(app, game_id, sources, AssemblyError)
             return Assemble(seat, args["card"], tuple(c["card"] for c in args["components"]))
 
         return play(game_id, build)
@@ -172,8 +174,9 @@ class PlaceMove(MethodView):
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """R4.5: place a card into the next stage of one of your columns."""
 
-        def build(seat: int, state: GameState) -> Move:
-            check_source(state, args["card"], args["source"], PlacementError)
+        def build(seat: int, app: Opus) -> Move:
+            if args["source"]:
+                check_sources(app, game_id, [(args["card"], args["source"])], PlacementError)
             return Place(seat, args["column"], args["card"])
 
         return play(game_id, build)

@@ -36,7 +36,7 @@ class Ready(MethodView):
             checks["event_store"] = f"unreachable: {type(e).__name__}"
         if svc.views is not None:
             try:
-                svc.views.ping()
+                svc.views.position("table")
                 checks["view_store"] = "ok"
             except Exception as e:
                 checks["view_store"] = f"unreachable: {type(e).__name__}"

@@ -5,10 +5,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from uuid import UUID
 
 from flask import request
 
 from api.errors import ApiError
+from domain.application import Opus
 from domain.state import GameState
 
 
@@ -38,6 +40,24 @@ def seat_of(state: GameState) -> int:
         if stored and hmac.compare_digest(stored, digest):
             return seat
     raise ApiError(403, "this token holds no seat in this game")
+
+
+_SEATS: dict[tuple[UUID, str], int] = {}
+_SEATS_MAX = 100_000
+
+
+def seat_in(app: Opus, game_id: UUID) -> int:
+    """``seat_of`` for a command: a seat's token never changes, so a token
+    already matched is answered without reading the game again."""
+    key = (game_id, token_hash(bearer()))
+    seat = _SEATS.get(key)
+    if seat is None:
+        with app.reading(game_id) as (state, _):
+            seat = seat_of(state)
+        if len(_SEATS) >= _SEATS_MAX:
+            _SEATS.clear()
+        _SEATS[key] = seat
+    return seat
 
 
 def require_organiser(state: GameState) -> None:

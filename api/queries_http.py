@@ -18,17 +18,105 @@ from flask import Response
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
+from api.errors import ApiError
 from api.identity import seat_of
 from api.runtime import services
-from api.schemas import LegalMovesSchema
+from api.schemas import (
+    AfterSchema,
+    ErrorSchema,
+    LegalMovesSchema,
+    LimitSchema,
+    SinceSchema,
+    ViewSchema,
+)
 from domain import legal
 from domain.moves import move_to_dict
 from infra.eventlog import game_records
 
-blp = Blueprint("queries", __name__, url_prefix="/games", description="Queries")
+blp = Blueprint("queries", __name__, description="Queries, from the projections")
 
 
-@blp.route("/<uuid:game_id>/legal-moves")
+def view(projection: str, args: dict[str, Any], read: Any) -> dict[str, Any]:
+    """Read a view once its projection has reached ``after`` (bounded wait);
+    the answer names the position it reflects."""
+    svc = services()
+    queries = svc.views
+    after = args.get("after")
+    if after is not None:
+        head = svc.app.recorder.max_notification_id() or 0
+        if after > head:
+            # No view can ever show a position the log has not reached.
+            raise ApiError(
+                404,
+                f"after: position {after} is not in the log (it ends at {head})",
+                {"query": {"after": [f"at most {head}, the last position written"]}},
+            )
+        try:
+            queries.wait_for(projection, after, svc.query_wait_seconds)
+        except TimeoutError as e:
+            raise ApiError(503, f"the {projection} view has not caught up: {e}") from None
+    position = queries.position(projection)
+    data = read(queries)
+    if data is None:
+        raise ApiError(404, "no such game in the views (yet)")
+    return {"position": position, "data": data}
+
+
+@blp.route("/games/<uuid:game_id>")
+class Table(MethodView):
+    @blp.arguments(AfterSchema, location="query")
+    @blp.response(200, ViewSchema)
+    @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
+    def get(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+        """The public table: cabinet tops, tables, Sequences, hand sizes, deck
+        size, whose turn, status, winners."""
+        return view("table", args, lambda q: q.table_view(game_id))
+
+
+@blp.route("/games/<uuid:game_id>/hand")
+class Hand(MethodView):
+    @blp.arguments(AfterSchema, location="query")
+    @blp.response(200, ViewSchema)
+    @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
+    def get(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+        """Your own hand (token): no one else's is ever served."""
+        with services().app.reading(game_id) as (state, _):
+            seat = seat_of(state)
+        return view("hands", args, lambda q: q.hand(game_id, seat) or [])
+
+
+@blp.route("/games/<uuid:game_id>/scoreboard")
+class Scoreboard(MethodView):
+    @blp.arguments(AfterSchema, location="query")
+    @blp.response(200, ViewSchema)
+    @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
+    def get(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+        """Each player's points and the PointsAwarded behind them (rule, cause)."""
+        return view("scoreboard", args, lambda q: q.scoreboard(game_id))
+
+
+@blp.route("/games/<uuid:game_id>/log")
+class MoveLog(MethodView):
+    @blp.arguments(SinceSchema, location="query")
+    @blp.response(200, ViewSchema)
+    @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
+    def get(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+        """The public move log from version ``since`` on; hidden cards redacted
+        until the game has ended."""
+        return view("move_log", args, lambda q: q.move_log(game_id, since=args["since"]))
+
+
+@blp.route("/leaderboard")
+class Leaderboard(MethodView):
+    @blp.arguments(LimitSchema, location="query")
+    @blp.response(200, ViewSchema)
+    @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
+    def get(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Players across all games: wins, points, games played."""
+        return view("leaderboard", args, lambda q: q.leaderboard(args["limit"]))
+
+
+@blp.route("/games/<uuid:game_id>/legal-moves")
 class LegalMoves(MethodView):
     @blp.response(200, LegalMovesSchema)
     def get(self, game_id: UUID) -> dict[str, Any]:
@@ -40,7 +128,7 @@ class LegalMoves(MethodView):
         return {"seat": seat, "version": version, "moves": moves}
 
 
-@blp.route("/<uuid:game_id>/export")
+@blp.route("/games/<uuid:game_id>/export")
 class Export(MethodView):
     @blp.response(200, content_type="application/x-ndjson")
     def get(self, game_id: UUID) -> Response:

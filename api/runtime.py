@@ -17,7 +17,8 @@ class Services:
     app: Opus
     broker: Broker
     responses: ResponseCache
-    views: Any = None  # the projections' query interface
+    views: Any = None  # projections.queries.Queries
+    query_wait_seconds: float = 5.0
     closers: list[Any] = field(default_factory=list)
 
     def close(self) -> None:

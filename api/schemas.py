@@ -130,6 +130,19 @@ class AfterSchema(StrictSchema):
     )
 
 
+class SinceSchema(AfterSchema):
+    since = fields.Integer(
+        strict=False,
+        validate=validate.Range(0, 2**31),
+        load_default=0,
+        metadata={"description": "Only the entries after this game version."},
+    )
+
+
+class LimitSchema(AfterSchema):
+    limit = fields.Integer(strict=False, validate=validate.Range(1, 10_000), load_default=100)
+
+
 class ViewSchema(StrictSchema):
     position = fields.Integer(
         allow_none=True,

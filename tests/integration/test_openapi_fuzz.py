@@ -18,7 +18,7 @@ _app = create_app(
             "SQLITE_DBNAME": str(Path(tempfile.mkdtemp()) / "events.db"),
         },
         "REDIS_URL": None,
-        "RUN_PROJECTIONS": False,
+        "RUN_PROJECTIONS": True,
     }
 )
 schema = schemathesis.openapi.from_wsgi("/openapi.json", _app).exclude(
