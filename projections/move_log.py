@@ -19,7 +19,7 @@ from typing import Any
 
 from eventsourcing.dispatch import singledispatchmethod
 
-from domain.chain import own_fields
+from domain.chain import META_FIELDS
 from domain.events import (
     CardDiscarded,
     CardsDealt,
@@ -45,6 +45,13 @@ from projections.view import Transaction
 
 Entry = dict[str, Any]
 PRIVATE_FIELDS = frozenset({"command", "token_hash", "organiser_hash"})
+NOT_LOGGED = META_FIELDS | PRIVATE_FIELDS | {"originator_topic"}
+
+
+def public_fields(event: Any) -> dict[str, Any]:
+    """An event's own fields, less identity material (hidden ones stay: the
+    callers for CardsDealt, CardsDrawn and GameCreated redact them)."""
+    return {k: v for k, v in vars(event).items() if k not in NOT_LOGGED}
 
 
 def card(card_id: int | None) -> str:
@@ -74,8 +81,17 @@ class MoveLog(ViewProjection):
 
     def log(self, tx: Transaction, event: Any, position: int, text: str) -> None:
         """The entry of an event with nothing hidden: all its own fields."""
-        fields = {k: v for k, v in own_fields(vars(event)).items() if k not in PRIVATE_FIELDS}
-        tx.append(game_key(event.originator_id), entry(event, position, **fields, text=text))
+        tx.append(
+            game_key(event.originator_id),
+            {
+                "position": position,
+                "version": event.originator_version,
+                "event": type(event).__name__,
+                "timestamp": event.timestamp.isoformat(),
+                **public_fields(event),
+                "text": text,
+            },
+        )
 
     def seal(self, tx: Transaction, event: Any, public: Entry, full: Entry) -> None:
         """Log the redacted entry; keep the full one for GameEnded."""
@@ -95,7 +111,7 @@ class MoveLog(ViewProjection):
 
     @project.register
     def _created(self, event: GameCreated, tx: Transaction, position: int) -> None:
-        fields = {k: v for k, v in own_fields(vars(event)).items() if k not in PRIVATE_FIELDS}
+        fields = public_fields(event)
         guild = "with" if event.guild else "without"
         text = f"game created: draw {event.draw}, {guild} the Guild"
         public = entry(event, position, **{k: v for k, v in fields.items() if k != "secret"})

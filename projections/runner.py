@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from eventsourcing.persistence import Notification, Tracking
+from eventsourcing.persistence import Notification
 
 from domain.application import Opus
 from projections.base import EventDecoder, ViewProjection
@@ -71,28 +71,29 @@ def project_batch(
     to decode with ``decode_error``. On a failure, commit the events before
     it, then raise a ProjectionError with its position."""
     view = projection.view
-    done = 0
+    positions = [n.id for n in notifications]
     error: Exception | None = decode_error
     try:
         with view.batch():
-            for event, notification in zip(events, notifications, strict=False):
-                projection.process_event(event, Tracking(application_name, notification.id))
-                done += 1
+            projection.process_events(events, positions)
     except (ViewStoreUnavailableError, TrackingConflictError):
         raise
     except Exception as e:
         error = e
-        if done:
-            with view.batch():
-                for event, notification in zip(events[:done], notifications, strict=False):
-                    projection.process_event(event, Tracking(application_name, notification.id))
-    if error is not None:
-        failed = notifications[done]
-        kind = failed.topic.rpartition(":")[2]
-        what = f"{kind} v{failed.originator_version} of game {failed.originator_id}"
-        raise ProjectionError(
-            projection.name, failed.id, f"{what}: {type(error).__name__}: {error}"
-        ) from error
+    if error is None:
+        return
+    # the batch was not committed; batch_position says how far it got
+    reached = view.batch_position
+    done = 0 if reached is None else sum(p <= reached for p in positions)
+    if done:
+        with view.batch():
+            projection.process_events(events[:done], positions[:done])
+    failed = notifications[done]
+    kind = failed.topic.rpartition(":")[2]
+    what = f"{kind} v{failed.originator_version} of game {failed.originator_id}"
+    raise ProjectionError(
+        projection.name, failed.id, f"{what}: {type(error).__name__}: {error}"
+    ) from error
 
 
 class ProjectionRunner:

@@ -353,6 +353,13 @@ class Failing(Scoreboard):
             raise RuntimeError("a bug")
         super().process_event(domain_event, tracking)
 
+    def process_events(self, events: list[Any], positions: list[int]) -> None:
+        if self.fail_at in positions:
+            before = positions.index(self.fail_at)
+            super().process_events(events[:before], positions[:before])
+            raise RuntimeError("a bug")
+        super().process_events(events, positions)
+
 
 def test_a_projection_error_stops_its_runner_at_the_failing_position_and_a_restart_resumes(
     app: Opus, events_env: dict[str, str], views: ViewsUnderTest

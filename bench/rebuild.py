@@ -1,0 +1,207 @@
+"""Rebuild throughput, against the raw rate of reading the same log.
+
+From one run over at least 1,000,000 events (simulated greedy-bot games) it
+prints, for SQLite events -> SQLite views and PostgreSQL events -> Redis views:
+- the raw read rate: every notification selected from the store, in pages of
+  the rebuild's batch size, through the library's ``select_notifications``
+  (what any reader of the log pays, nothing decoded);
+- the rebuild rate of all five projections in one pass (``opus rebuild``),
+  and, with ``--each``, of each projection alone; and the ratio to the raw rate.
+
+The events are simulated once in memory, then copied into ``var/bench/events.db``
+and the PostgreSQL schema ``opus_bench`` (database from OPUS_TEST_POSTGRES_*,
+default ``test``), which later runs reuse. Views go to a fresh SQLite file and
+a fresh Redis key prefix (``REDIS_URL``, default the local server), removed
+afterwards. Run: ``python bench/rebuild.py [--events N] [--each] [--no-postgres]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+# The repository root instead of bench/, whose http.py would shadow the
+# standard library's http package (imported by the Redis client).
+sys.path.remove(str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import psycopg
+from eventsourcing.persistence import StoredEvent
+
+from domain.application import Opus
+from domain.simulation import simulate
+from projections.rebuild import BATCH_SIZE, rebuild
+from projections.redis_views import RedisViewStore
+from projections.registry import PROJECTIONS, select
+from projections.sqlite_views import SQLiteViewStore
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH_DIR = ROOT / "var" / "bench"
+SCHEMA = "opus_bench"
+POSTGRES = {
+    "PERSISTENCE_MODULE": "eventsourcing.postgres",
+    "POSTGRES_DBNAME": os.environ.get("OPUS_TEST_POSTGRES_DBNAME", "test"),
+    "POSTGRES_HOST": os.environ.get("OPUS_TEST_POSTGRES_HOST", "127.0.0.1"),
+    "POSTGRES_PORT": os.environ.get("OPUS_TEST_POSTGRES_PORT", "5432"),
+    "POSTGRES_USER": os.environ.get("OPUS_TEST_POSTGRES_USER", "postgres"),
+    "POSTGRES_PASSWORD": os.environ.get("OPUS_TEST_POSTGRES_PASSWORD", ""),
+    "POSTGRES_SCHEMA": SCHEMA,
+}
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+COPY_CHUNK = 5000
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+# ---- the log -----------------------------------------------------------------------
+
+
+def simulated_log(events: int) -> list[StoredEvent]:
+    """Greedy-bot games of 2 to 5 players, in memory, until ``events`` are recorded."""
+    app = Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    started, seed = time.perf_counter(), 0
+    while (app.recorder.max_notification_id() or 0) < events:
+        simulate(app, 50, 2 + seed % 4, "greedy", seed)
+        seed += 1
+        done = app.recorder.max_notification_id() or 0
+        say(f"  simulated {done:,} events ({done / (time.perf_counter() - started):,.0f}/s)")
+    log = [
+        StoredEvent(n.originator_id, n.originator_version, n.topic, n.state)
+        for n in app.recorder.select_notifications(0, 10**9)
+    ]
+    app.close()
+    return log
+
+
+def copy_log(log: list[StoredEvent], app: Opus) -> None:
+    for i in range(0, len(log), COPY_CHUNK):
+        app.recorder.insert_events(log[i : i + COPY_CHUNK])
+
+
+def postgres_dsn() -> str:
+    p = POSTGRES
+    return (
+        f"dbname={p['POSTGRES_DBNAME']} host={p['POSTGRES_HOST']} port={p['POSTGRES_PORT']} "
+        f"user={p['POSTGRES_USER']} password={p['POSTGRES_PASSWORD']}"
+    )
+
+
+def event_stores(events: int, use_postgres: bool) -> tuple[dict[str, str], dict[str, str] | None]:
+    """The SQLite file and the PostgreSQL schema, each holding the same log."""
+    BENCH_DIR.mkdir(parents=True, exist_ok=True)
+    sqlite = {
+        "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+        "SQLITE_DBNAME": str(BENCH_DIR / "events.db"),
+    }
+    app = Opus(env=sqlite)
+    have = app.recorder.max_notification_id() or 0
+    log: list[StoredEvent] = []
+    if have < events:
+        app.close()
+        Path(sqlite["SQLITE_DBNAME"]).unlink(missing_ok=True)
+        say(f"simulating {events:,} events (once; later runs reuse {BENCH_DIR})")
+        log = simulated_log(events)
+        app = Opus(env=sqlite)
+        copy_log(log, app)
+        have = len(log)
+    app.close()
+    if not use_postgres:
+        return sqlite, None
+    with psycopg.connect(postgres_dsn(), autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
+    app = Opus(env=POSTGRES)
+    if (app.recorder.max_notification_id() or 0) != have:
+        app.close()
+        with psycopg.connect(postgres_dsn(), autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {SCHEMA} CASCADE")
+            conn.execute(f"CREATE SCHEMA {SCHEMA}")
+        if not log:
+            source = Opus(env=sqlite)
+            log = list(source.recorder.select_notifications(0, 10**9))
+            source.close()
+        say(f"copying {len(log):,} events into PostgreSQL schema {SCHEMA}")
+        app = Opus(env=POSTGRES)
+        copy_log(log, app)
+    app.close()
+    return sqlite, POSTGRES
+
+
+# ---- measurements ------------------------------------------------------------------
+
+
+def raw_read(env: dict[str, str]) -> tuple[int, float]:
+    """Every notification, page by page, as a rebuild reads them."""
+    app = Opus(env=env)
+    end = app.recorder.max_notification_id() or 0
+    started = time.perf_counter()
+    position, count = 0, 0
+    while position < end:
+        page = app.recorder.select_notifications(
+            start=position, limit=BATCH_SIZE, stop=end, inclusive_of_start=False
+        )
+        count += len(page)
+        position = page[-1].id
+    seconds = time.perf_counter() - started
+    app.close()
+    return count, count / seconds
+
+
+def timed_rebuild(env: dict[str, str], store: Any, names: list[str]) -> float:
+    app = Opus(env=env)
+    done = rebuild(store, app, select(names))
+    app.close()
+    return done.rate
+
+
+def report(label: str, raw: float, rates: dict[str, float]) -> None:
+    say(f"\n{label}")
+    say(f"  {'raw read of the notifications':<34} {raw:>10,.0f} events/s")
+    for name, rate in rates.items():
+        say(f"  {'rebuild ' + name:<34} {rate:>10,.0f} events/s  {rate / raw:>6.1%} of raw")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--each", action="store_true", help="also each projection alone")
+    parser.add_argument("--no-postgres", action="store_true")
+    args = parser.parse_args()
+    sqlite, postgres = event_stores(args.events, not args.no_postgres)
+    groups = {"all five projections": list(PROJECTIONS)}
+    if args.each:
+        groups.update({name: [name] for name in PROJECTIONS})
+
+    count, raw = raw_read(sqlite)
+    say(f"\nlog: {count:,} events")
+    rates: dict[str, float] = {}
+    for label, names in groups.items():
+        path = BENCH_DIR / f"views-{uuid.uuid4().hex[:8]}.db"
+        store = SQLiteViewStore(str(path))
+        rates[label] = timed_rebuild(sqlite, store, names)
+        store.close()
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+    report("SQLite events -> SQLite views", raw, rates)
+
+    if postgres is not None:
+        _, raw = raw_read(postgres)
+        rates = {}
+        for label, names in groups.items():
+            redis_store = RedisViewStore(REDIS_URL, f"opus-bench:{uuid.uuid4().hex[:8]}:")
+            try:
+                rates[label] = timed_rebuild(postgres, redis_store, names)
+            finally:
+                redis_store.drop_prefix()
+                redis_store.close()
+        report("PostgreSQL events -> Redis views", raw, rates)
+
+
+if __name__ == "__main__":
+    main()
