@@ -21,17 +21,15 @@ from api.runtime import Services
 from api.schemas import ErrorSchema
 from infra.broker import InProcessBroker, RedisBroker
 from infra.config import (
-    ViewStoreSettings,
     api_settings,
     projection_env,
     view_store_settings,
 )
 from infra.idempotency import InProcessResponses, RedisResponses
-from infra.stores import open_application
+from infra.stores import open_application, open_views
 from projections.queries import Queries
 from projections.registry import PROJECTIONS
 from projections.runner import ProjectionRunner
-from projections.stores import open_view_store
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +85,7 @@ def build_services(settings: Mapping[str, Any]) -> Services:
     view_settings = settings.get("VIEW_STORE") or view_store_settings(
         {**env, "REDIS_URL": redis_url or ""}
     )
-    store = open_store(view_settings)
+    store = open_views(view_settings)
     services = Services(
         application,
         broker,
@@ -100,19 +98,10 @@ def build_services(settings: Mapping[str, Any]) -> Services:
     if settings.get("RUN_PROJECTIONS"):
         for cls in PROJECTIONS.values():
             runner = ProjectionRunner(
-                cls, open_store(view_settings), env, application_factory=open_application
+                cls, open_views(view_settings), env, application_factory=open_application
             ).start()
             services.closers.append(runner.stop)
     return services
-
-
-def open_store(settings: ViewStoreSettings) -> Any:
-    return open_view_store(
-        settings.kind,
-        redis_url=settings.redis_url,
-        redis_prefix=settings.redis_prefix,
-        sqlite_path=settings.sqlite_path,
-    )
 
 
 def register_idempotency(app: Flask, services: Services) -> None:

@@ -7,6 +7,9 @@ import random
 import time
 
 from domain.application import Opus
+from infra.config import ViewStoreSettings
+from projections.ports import ViewStore
+from projections.stores import open_view_store
 
 log = logging.getLogger(__name__)
 ATTEMPTS = 8
@@ -30,3 +33,13 @@ def open_application(env: dict[str, str]) -> Opus:
 def _transient(error: BaseException) -> bool:
     text = str(error)
     return "concurrently updated" in text or "already exists" in text or "duplicate key" in text
+
+
+def open_views(settings: ViewStoreSettings) -> ViewStore:
+    """The view store the settings name (Redis or SQLite)."""
+    return open_view_store(
+        settings.kind,
+        redis_url=settings.redis_url,
+        redis_prefix=settings.redis_prefix,
+        sqlite_path=settings.sqlite_path,
+    )

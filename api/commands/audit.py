@@ -16,8 +16,10 @@ import click
 
 from domain.application import Opus
 from domain.audit import Record, Verdict, group_by_game, verify_game
-from infra.config import store_env
+from infra.config import store_env, view_store_settings
 from infra.eventlog import finished_games, read_records
+from infra.stores import open_views
+from projections.audit import verify_views
 
 
 @click.command()
@@ -29,9 +31,17 @@ from infra.eventlog import finished_games, read_records
     default=None,
     help="Verify an exported NDJSON log instead of the store ('-' reads stdin).",
 )
-def verify(game_id: str | None, path: IO[str] | None) -> None:
+@click.option(
+    "--views/--no-views",
+    default=True,
+    show_default=True,
+    help="Also check that each live view equals a clean rebuild (store mode only).",
+)
+def verify(game_id: str | None, path: IO[str] | None, views: bool) -> None:
     """Re-judge every game: versions, hash chain, and every move and point
-    decided again by the rules. Exits non-zero if any game fails."""
+    decided again by the rules; then check the views against a rebuild.
+    Exits non-zero if anything fails."""
+    app = None
     if path is not None:
         records: Iterable[Record] = _read_ndjson(path)
     else:
@@ -54,6 +64,15 @@ def verify(game_id: str | None, path: IO[str] | None) -> None:
         click.echo(verdict.line())
     failed = sum(not v.ok for v in verdicts)
     click.echo(f"{len(verdicts)} games verified, {failed} failed")
+    if app is not None and views and game_id is None:
+        store = open_views(view_store_settings())
+        try:
+            view_verdicts = verify_views(store, app)
+        finally:
+            store.close()
+        for view_verdict in view_verdicts:
+            click.echo(view_verdict.line())
+        failed += sum(not v.ok for v in view_verdicts)
     if failed:
         sys.exit(1)
 
