@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+import threading
+
 import click
 from werkzeug.serving import make_server
 
@@ -18,9 +21,15 @@ def serve(host: str, port: int) -> None:
     app = create_app()
     server = make_server(host, port, app, threaded=True)
     click.echo(f"Opus listening on http://{host}:{server.server_port} (docs at /docs)")
+    # SIGTERM stops it as Ctrl-C does: the runners and stores close cleanly.
+    signal.signal(
+        signal.SIGTERM,
+        lambda signum, frame: threading.Thread(target=server.shutdown, daemon=True).start(),
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
+        server.server_close()
         app.extensions["opus"].close()
