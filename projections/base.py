@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, TypeVar
 from uuid import UUID
 
 import orjson
@@ -25,7 +25,7 @@ class ViewProjection(Projection[View]):
     type with no handler only moves the tracking position.
     """
 
-    name: ClassVar[str] = ""
+    name = ""
 
     def __init__(self, view: View) -> None:
         super().__init__(view)
@@ -103,7 +103,15 @@ def _dispatcher(cls: type[ViewProjection]) -> Any:
     raise TypeError(f"{cls.__name__} has no project method")
 
 
+T = TypeVar("T")
 _GAME_KEYS: dict[int, str] = {}
+
+
+def present(value: T | None, what: str) -> T:
+    """A field the engine always fills for this kind of event."""
+    if value is None:
+        raise ValueError(f"{what} is missing")
+    return value
 
 
 def game_key(game_id: UUID) -> str:

@@ -19,7 +19,7 @@ from domain.events import (
     SpellCast,
 )
 from domain.state import Location
-from projections.base import ViewProjection, game_key
+from projections.base import ViewProjection, game_key, present
 from projections.view import Transaction
 
 
@@ -68,4 +68,4 @@ class Hands(ViewProjection):
         hand = self.hand(tx, game_key(event.originator_id), event.player)
         hand.remove(event.spell)
         if event.kind == "knowledge":  # R6.1: the cabinet card goes to hand
-            hand.append(event.card)
+            hand.append(present(event.card, "the card taken"))

@@ -157,7 +157,7 @@ class Queries:
         games = self.store.scores(ns, "games")
         wins = self.store.scores(ns, "wins")
         points = self.store.scores(ns, "points")
-        rows = [
+        rows: list[dict[str, Any]] = [
             {"name": name, "games": n, "wins": wins.get(name, 0), "points": points.get(name, 0)}
             for name, n in games.items()
         ]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from eventsourcing.application import Application
 from eventsourcing.persistence import Tracking
@@ -55,7 +56,7 @@ def as_of_generation(position: int) -> str:
 
 def rebuild(
     store: ViewStore,
-    app: Application[object],
+    app: Application[Any],
     classes: list[type[ViewProjection]],
     *,
     as_of: int | None = None,
@@ -98,7 +99,7 @@ def rebuild(
 
 
 def replay(
-    app: Application[object],
+    app: Application[Any],
     projections: list[ViewProjection],
     after: int,
     end: int,

@@ -51,7 +51,9 @@ class RedisViewStore:
     def __init__(self, url: str, prefix: str = "opus:", *, timeout: float = 5.0) -> None:
         self.url = url
         self.prefix = prefix
-        self.redis: redis.Redis = redis.Redis.from_url(
+        # Any: redis-py 5 annotates the synchronous client's replies as
+        # "Awaitable[T] | T", shared with its asyncio client.
+        self.redis: Any = redis.Redis.from_url(
             url, decode_responses=True, socket_timeout=timeout, socket_connect_timeout=timeout
         )
 
@@ -83,7 +85,9 @@ class RedisViewStore:
         return values
 
     def scores(self, ns: str, key: str) -> dict[str, int]:
-        pairs = self._call(lambda: self.redis.zrange(self._key(ns, key), 0, -1, withscores=True))
+        pairs: list[tuple[str, float]] = self._call(
+            lambda: self.redis.zrange(self._key(ns, key), 0, -1, withscores=True)
+        )
         return {member: int(score) for member, score in sorted(pairs)}
 
     def active_generation(self, projection: str) -> str:
@@ -119,7 +123,7 @@ class RedisViewStore:
             for key, kind, value in zip(keys, kinds, pipe.execute(), strict=True):
                 name = f"{labels[kind]} {key[start:]}"
                 out[name] = {m: int(s) for m, s in sorted(value)} if kind == "zset" else value
-            tracking = self.redis.hgetall(self._tracking(ns))
+            tracking: dict[str, str] = self.redis.hgetall(self._tracking(ns))
         return {**out, "tracking": {k: int(v) for k, v in tracking.items()}}
 
     # ---- writes --------------------------------------------------------------
@@ -137,7 +141,7 @@ class RedisViewStore:
         with _translated(self.url), self.redis.pipeline(transaction=True) as pipe:
             watched = [tracking] + ([self._active(active[0])] if active else [])
             pipe.watch(*watched)
-            stored = pipe.hget(tracking, application_name)
+            stored: str | None = pipe.hget(tracking, application_name)
             stored_position = None if stored is None else int(stored)
             if stored_position != expected:
                 raise TrackingConflictError(
@@ -161,7 +165,7 @@ class RedisViewStore:
             for key, members in changes.zsets.items():
                 for member, amount in members.items():
                     pipe.zincrby(self._key(ns, key), amount, member)
-            pipe.hset(tracking, application_name, position)
+            pipe.hset(tracking, application_name, str(position))
             try:
                 pipe.execute()
             except WatchError:

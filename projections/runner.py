@@ -23,7 +23,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from eventsourcing.persistence import Notification
@@ -47,7 +47,7 @@ class ProjectionError(Exception):
 
 
 def decode_all(
-    decoder: Callable[[Notification], Any], notifications: list[Notification]
+    decoder: Callable[[Notification], Any], notifications: Sequence[Notification]
 ) -> tuple[list[Any], Exception | None]:
     """The events, up to the first that cannot be decoded, and its error."""
     events: list[Any] = []
@@ -61,7 +61,7 @@ def decode_all(
 
 def project_batch(
     projection: ViewProjection,
-    notifications: list[Notification],
+    notifications: Sequence[Notification],
     events: list[Any],
     application_name: str,
     decode_error: Exception | None = None,

@@ -39,7 +39,7 @@ from domain.events import (
     TurnEnded,
 )
 from domain.state import CARDS, CATALOG, Location
-from projections.base import ViewProjection, game_key
+from projections.base import ViewProjection, game_key, present
 from projections.view import Transaction
 
 Doc = dict[str, Any]
@@ -212,17 +212,19 @@ class TableView(ViewProjection):
         seat = event.player
         table.doc["hand_sizes"][seat] -= 1
         if event.kind == "knowledge":  # R6.1
-            table.pop(event.card)
+            table.pop(present(event.card, "the card taken"))
             table.doc["hand_sizes"][seat] += 1
         elif event.kind == "transformation":  # R6.2
-            table.pop(event.card)
-            table.add_recipe(seat, event.card, [])
-            table.remove_recipe(seat, event.recipe)
+            taken = present(event.card, "the card taken")
+            table.pop(taken)
+            table.add_recipe(seat, taken, [])
+            table.remove_recipe(seat, present(event.recipe, "the recipe given"))
         elif event.kind == "destruction":  # R6.3
-            table.remove_recipe(seat, event.recipe)
-            table.add_recipe(seat, event.card, [])
+            table.remove_recipe(seat, present(event.recipe, "the recipe destroyed"))
+            table.add_recipe(seat, present(event.card, "the recipe kept"), [])
         else:  # R6.4 transmutation
-            table.stage(seat, event.column, event.stage, event.spell)
+            column, stage = present(event.column, "the column"), present(event.stage, "the stage")
+            table.stage(seat, column, stage, event.spell)
 
     @project.register
     def _awarded(self, event: PointsAwarded, tx: Transaction, position: int) -> None:
