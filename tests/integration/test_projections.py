@@ -7,6 +7,7 @@ model) is the oracle the views are checked against.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import threading
@@ -425,8 +426,6 @@ def card_ids(value: Any, key: str = "") -> set[int]:
 
 
 def strings(value: Any) -> str:
-    import json
-
     return json.dumps(value)
 
 
@@ -520,3 +519,40 @@ def test_decoding_matches_the_library_mapper(app: Opus) -> None:
         fast, slow = decode(n), app.mapper.to_domain_event(n)
         assert type(fast) is type(slow) and vars(fast) == vars(slow)
         assert isinstance(fast, GameEvent) or n.originator_version == 1
+
+
+# ---- the command line --------------------------------------------------------------
+
+
+def test_opus_rebuild_and_opus_view_on_the_configured_stores(
+    app: Opus, events_env: dict[str, str], tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from api.cli import main
+
+    game_id = start_game(app, 2, 101)
+    middle = play_moves(app, game_id, 8, seed=101)
+    play_moves(app, game_id, 8, seed=102)
+    for key in ("PERSISTENCE_MODULE", "SQLITE_DBNAME"):
+        monkeypatch.setenv(key, events_env[key])
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    monkeypatch.setenv("OPUS_VIEWS_DBNAME", str(tmp_path / "cli-views.db"))
+    cli = CliRunner()
+
+    done = cli.invoke(main, ["rebuild"])
+    assert done.exit_code == 0, done.output
+    assert f"up to position {last_position(app)}" in done.output
+    past = cli.invoke(main, ["rebuild", "table", "--as-of", str(middle)])
+    assert past.exit_code == 0 and f"generation asof{middle}" in past.output
+    shown = cli.invoke(main, ["view", "table", str(game_id), "--generation", f"asof{middle}"])
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.output)["position"] == middle
+    now = cli.invoke(main, ["view", "table", str(game_id), "--after", str(last_position(app))])
+    assert table_without_extras(json.loads(now.output)) == app.public_view(game_id)
+    swapped = cli.invoke(main, ["rebuild", "--blue-green"])
+    assert swapped.exit_code == 0 and "generation g" in swapped.output
+    assert json.loads(cli.invoke(main, ["view", "position", "hands"]).output) == last_position(app)
+    assert cli.invoke(main, ["view", "hand", str(game_id)]).exit_code == 2  # no --seat
+    both = cli.invoke(main, ["rebuild", "--as-of", "3", "--blue-green"])
+    assert both.exit_code == 2 and "never swapped in" in both.output
