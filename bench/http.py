@@ -18,6 +18,7 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 import argparse
+import multiprocessing
 import os
 import random
 import socket
@@ -90,6 +91,27 @@ def http_client(base: str, moves: int, rng: random.Random, latencies: list[float
     return done
 
 
+def chunks(items: range, size: int) -> list[list[int]]:
+    return [list(items[i : i + size]) for i in range(0, len(items), size)]
+
+
+def client_batch(base: str, moves: int, ks: list[int]) -> tuple[list[int], list[float]]:
+    """A few clients, one thread each, in one process."""
+    latencies: list[float] = []
+    counts: list[int] = []
+    threads = [
+        threading.Thread(
+            target=lambda k=k: counts.append(http_client(base, moves, random.Random(k), latencies))
+        )
+        for k in ks
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return counts, latencies
+
+
 def in_process(env: dict[str, str], games: int, moves: int, seed: int) -> tuple[int, float]:
     app = Opus(env=env)
     rng = random.Random(seed)
@@ -151,26 +173,21 @@ def main() -> None:
     try:
         for _ in range(100):
             try:
-                if requests.get(f"{base}/healthz", timeout=1).ok:
+                if requests.get(f"{base}/readyz", timeout=2).ok:
                     break
-            except requests.ConnectionError:
+            except requests.RequestException:  # not up yet
                 time.sleep(0.1)
-        latencies: list[float] = []
-        counts: list[int] = []
-        threads = [
-            threading.Thread(
-                target=lambda k=k: counts.append(
-                    http_client(base, args.moves, random.Random(k), latencies)
-                )
-            )
-            for k in range(args.clients)
-        ]
+        # Clients run in separate processes (four threads each), so the load
+        # generator is not held back by one interpreter's lock.
         started = time.perf_counter()
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        with multiprocessing.Pool(max(1, args.clients // 4)) as pool:
+            results = pool.starmap(
+                client_batch,
+                [(base, args.moves, ks) for ks in chunks(range(args.clients), 4)],
+            )
         seconds = time.perf_counter() - started
+        counts = [n for done, _ in results for n in done]
+        latencies = [x for _, lat in results for x in lat]
     finally:
         server.terminate()
         server.wait(10)
