@@ -153,11 +153,13 @@ def raw_read(env: dict[str, str]) -> tuple[int, float]:
     return count, count / seconds
 
 
-def timed_rebuild(env: dict[str, str], store: Any, names: list[str]) -> float:
+def timed_rebuild(env: dict[str, str], store: Any, names: list[str], log: int) -> float:
+    """Events of the log rebuilt per second (a projection that reads few
+    event types has the store skip the others: they count as covered)."""
     app = Opus(env=env)
     done = rebuild(store, app, select(names))
     app.close()
-    return done.rate
+    return log / done.seconds
 
 
 def report(label: str, raw: float, rates: dict[str, float]) -> None:
@@ -184,19 +186,19 @@ def main() -> None:
     for label, names in groups.items():
         path = BENCH_DIR / f"views-{uuid.uuid4().hex[:8]}.db"
         store = SQLiteViewStore(str(path))
-        rates[label] = timed_rebuild(sqlite, store, names)
+        rates[label] = timed_rebuild(sqlite, store, names, count)
         store.close()
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
     report("SQLite events -> SQLite views", raw, rates)
 
     if postgres is not None:
-        _, raw = raw_read(postgres)
+        count, raw = raw_read(postgres)
         rates = {}
         for label, names in groups.items():
             redis_store = RedisViewStore(REDIS_URL, f"opus-bench:{uuid.uuid4().hex[:8]}:")
             try:
-                rates[label] = timed_rebuild(postgres, redis_store, names)
+                rates[label] = timed_rebuild(postgres, redis_store, names, count)
             finally:
                 redis_store.drop_prefix()
                 redis_store.close()

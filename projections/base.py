@@ -75,6 +75,12 @@ class ViewProjection(Projection[View]):
     def project(self, event: Any, tx: Transaction, position: int) -> None:
         """Events a projection does not read; it must do nothing here."""
 
+    @classmethod
+    def handled_event_classes(cls) -> list[type[Any]]:
+        """The event types ``project`` has a handler for."""
+        cls.project  # noqa: B018 - applies registrations deferred until first use
+        return [t for t in _dispatcher(cls).registry if t is not object]
+
     def handler(self, event_class: type[Any]) -> Handler | None:
         """The ``project`` implementation for an event type, None for the
         do-nothing default. Resolved once per type: singledispatchmethod's own

@@ -139,8 +139,8 @@ def rebuild(
         store.close()
     click.echo(
         f"rebuilt {', '.join(done.projections)} into generation {done.generation} "
-        f"of {settings.describe()} up to position {done.position}: "
-        f"{done.events} events in {done.seconds:.2f} s ({done.rate:,.0f} events/s)"
+        f"of {settings.describe()} up to position {done.position} "
+        f"in {done.seconds:.2f} s ({done.rate:,.0f} positions/s; {done.events} events read)"
     )
     if as_of is not None:
         click.echo(f"read it with: opus view KIND ... --generation {done.generation}")
