@@ -11,8 +11,8 @@ $(BIN)/opus: pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
 	touch $@
 
-run: $(BIN)/opus  ## play bot games into the embedded SQLite store (./var/opus.db)
-	$(BIN)/opus simulate --games 20 --players 4 --bot greedy
+run: $(BIN)/opus  ## the HTTP API on the embedded defaults (SQLite events and views)
+	$(BIN)/opus serve
 
 lint: $(BIN)/opus
 	$(BIN)/ruff check .
