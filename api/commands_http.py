@@ -8,6 +8,7 @@ version. ``Idempotency-Key`` becomes the command id recorded on the events;
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from uuid import UUID
 
@@ -57,7 +58,7 @@ def expected_version() -> int | None:
     if raw is None:
         return None
     text = raw.strip().removeprefix("W/").strip('"')
-    if not text.isdigit() or len(text) > 18:
+    if not re.fullmatch(r"[0-9]{1,18}", text):
         raise ApiError(
             422,
             "invalid input: If-Match",

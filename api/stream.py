@@ -8,6 +8,7 @@ a client that reconnects with ``Last-Event-ID`` misses nothing.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -55,7 +56,7 @@ class Events(MethodView):
         svc = services()
         svc.app.version(game_id)  # 404 for an unknown game
         raw = request.headers.get("Last-Event-ID") or request.args.get("after_version") or "0"
-        after = int(raw) if raw.isdigit() else 0
+        after = int(raw) if re.fullmatch(r"[0-9]{1,18}", raw) else 0
         return Response(
             stream_with_context(_stream(svc, game_id, after)),
             mimetype="text/event-stream",

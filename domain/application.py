@@ -10,6 +10,7 @@ expected.
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -21,7 +22,7 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError, Recording
 
 from domain import legal
-from domain.errors import GameNotFoundError, VersionClashError
+from domain.errors import GameNotFoundError, RuleError, VersionClashError
 from domain.game import Game
 from domain.moves import Move
 from domain.ruleset import RuleSet
@@ -29,7 +30,9 @@ from domain.state import GameState
 from domain.views import player_view, public_view
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 RETRIES = 5
+LOCK_STRIPES = 256
 
 
 @dataclass(frozen=True)
@@ -68,15 +71,19 @@ class Opus(Application[UUID]):
 
     def __init__(self, env: dict[str, str] | None = None) -> None:
         super().__init__(env)
-        self._locks: dict[UUID, threading.Lock] = {}
-        self._locks_lock = threading.Lock()
+        self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
         # Called with the recordings of every command after it is saved (the
         # API's live streams listen here).
         self.listeners: list[Callable[[list[Recording[UUID]]], None]] = []
 
     def _saved(self, recordings: list[Recording[UUID]]) -> None:
+        """Tell the listeners; the command is saved already, so a listener's
+        failure is logged and never turns its answer into an error."""
         for listener in self.listeners:
-            listener(recordings)
+            try:
+                listener(recordings)
+            except Exception:
+                log.exception("a listener failed on saved events")
 
     # ---- commands --------------------------------------------------------
 
@@ -147,6 +154,8 @@ class Opus(Application[UUID]):
                 if command and command in game.commands:
                     return Outcome(None, game.commands[command], replayed=True)
                 if expected_version is not None and game.version != expected_version:
+                    if self._catch_up(game):
+                        continue  # the cached game was behind: look again
                     raise VersionClashError(
                         f"game {game_id} is at version {game.version}, not {expected_version}"
                     )
@@ -160,6 +169,16 @@ class Opus(Application[UUID]):
                             f"game {game_id} changed since version {expected_version}"
                         ) from None
                     continue
+                except RuleError:
+                    # Refused before anything was triggered. The cached game may
+                    # be behind another process's writes: decide again on the
+                    # latest before refusing.
+                    if game.pending_events:
+                        self._evict(game_id)
+                        raise
+                    if self._catch_up(game):
+                        continue
+                    raise
                 except BaseException:
                     self._evict(game_id)
                     raise
@@ -169,8 +188,17 @@ class Opus(Application[UUID]):
             raise VersionClashError(f"game {game_id} kept changing; gave up after {RETRIES} tries")
 
     def _lock(self, game_id: UUID) -> threading.Lock:
-        with self._locks_lock:
-            return self._locks.setdefault(game_id, threading.Lock())
+        """One of a fixed set of locks: a game's commands and reads in this
+        process take turns; memory stays bounded however many games."""
+        return self._locks[game_id.int % len(self._locks)]
+
+    def _catch_up(self, game: Game) -> bool:
+        """Apply the events other processes saved since ``game`` was cached;
+        True if there were any."""
+        new = list(self.events.get(game.id, gt=game.version))
+        for event in new:
+            event.mutate(game)  # type: ignore[attr-defined]
+        return bool(new)
 
     def _evict(self, game_id: UUID) -> None:
         cache = self.repository.cache
@@ -185,15 +213,15 @@ class Opus(Application[UUID]):
             raise GameNotFoundError(f"no game {game_id}") from None
         if not isinstance(game, Game):
             raise GameNotFoundError(f"no game {game_id}")
-        if fresh:  # events another process saved since the game was cached
-            for event in self.events.get(game_id, gt=game.version):
-                event.mutate(game)  # type: ignore[attr-defined]
+        if fresh:
+            self._catch_up(game)
         return game
 
     # ---- queries -----------------------------------------------------------
 
     def state(self, game_id: UUID) -> GameState:
-        """The full state, hidden information included: for the engine and tests."""
+        """The full state, hidden information included: for bots, simulation and
+        tests in one thread. It is the live object: threads use ``reading``."""
         with self._lock(game_id):
             return self._game(game_id, fresh=True).state
 
@@ -210,11 +238,14 @@ class Opus(Application[UUID]):
 
     def public_view(self, game_id: UUID) -> dict[str, Any]:
         """What everyone at the table sees: no hand, no deck order, no secret."""
-        return public_view(self.state(game_id))
+        with self.reading(game_id) as (state, _):
+            return public_view(state)
 
     def player_view(self, game_id: UUID, seat: int) -> dict[str, Any]:
         """What one seat sees: the public view and its own hand."""
-        return player_view(self.state(game_id), seat)
+        with self.reading(game_id) as (state, _):
+            return player_view(state, seat)
 
     def legal_moves(self, game_id: UUID, seat: int) -> list[Move]:
-        return legal.legal_moves(self.state(game_id), seat)
+        with self.reading(game_id) as (state, _):
+            return legal.legal_moves(state, seat)

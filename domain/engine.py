@@ -199,11 +199,11 @@ def _takeable(state: GameState, seat: int, card_id: int, error: type[E.RuleError
     if card_id not in CARDS:
         raise error(f"there is no card {card_id}")
     loc = state.locate(card_id)
-    if loc is None:
+    if loc is not None and loc.zone == "hand" and loc.seat == seat:
+        raise error(f"{_name(card_id)} is in your hand; components never come from a hand")
+    if loc is None or loc.zone == "hand":
+        # Another hand and the deck are both hidden: the message must not say which.
         raise error(f"{_name(card_id)} is not on any table, stack top or Sequence")
-    if loc.zone == "hand":
-        whose = "your" if loc.seat == seat else f"{state.names[loc.seat]}'s"
-        raise error(f"{_name(card_id)} is in {whose} hand; components never come from a hand")
     if loc.zone == "sequence":
         card = CARDS[card_id]
         if card.stone or card.spell:

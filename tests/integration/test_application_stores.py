@@ -116,3 +116,26 @@ def test_queries_see_what_another_process_wrote(env: dict[str, str]) -> None:
     one.join(game_id, "Boris")
     assert two.state(game_id).names == ["Ada", "Boris"]
     assert two.version(game_id) == one.version(game_id)
+
+
+def test_a_stale_instance_decides_on_the_latest_game_before_refusing(
+    env: dict[str, str],
+) -> None:
+    """Another process moved the game on: a legal move, and an If-Match naming
+    the true version, are accepted, not refused on the stale cached copy."""
+    one, two = Opus(env=env), Opus(env=env)
+    game_id = one.create_game()
+    one.join(game_id, "Ada")
+    one.join(game_id, "Boris")
+    one.start(game_id)
+    two.version(game_id)  # two caches the game with seat 0 to play
+    first = legal_moves(one.state(game_id), 0)
+    one.play(game_id, next(m for m in first if isinstance(m, Discard)))
+    seat_1 = next(m for m in legal_moves(one.state(game_id), 1) if isinstance(m, Discard))
+    two.play(game_id, seat_1)  # two's copy says seat 0 is to play
+    again = next(m for m in legal_moves(two.state(game_id), 0) if isinstance(m, Discard))
+    one.play(game_id, again)  # and now two is behind once more
+    version = one.version(game_id)
+    seat_1 = next(m for m in legal_moves(one.state(game_id), 1) if isinstance(m, Discard))
+    outcome = two.play(game_id, seat_1, expected_version=version)
+    assert outcome.version > version

@@ -97,10 +97,14 @@ def test_R4_2_components_never_come_from_your_own_hand() -> None:
 
 
 def test_R4_2_components_never_come_from_another_players_hand() -> None:
-    """R4.2: nor can a card in Boris's hand."""
+    """R4.2: nor can a card in Boris's hand; and the refusal must not tell
+    Ada that the card is in a hand rather than in the deck (R1.3)."""
     p = Position().hand(0, 6).hand(1, 8).cabinet(10)
     error = p.refuse(Assemble(0, 6, (8, 10)), AssemblyError, "R4.2")
-    assert "Boris's hand" in str(error)
+    assert "Boris" not in str(error) and "hand" not in str(error)
+    p.deck(8)
+    from_deck = p.refuse(Assemble(0, 6, (8, 10)), AssemblyError, "R4.2")
+    assert str(from_deck) == str(error)
 
 
 def test_R4_2_one_card_never_fills_two_slots() -> None:
