@@ -8,6 +8,7 @@ gunicorn: ``gunicorn 'api.app:create_app()'``.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -108,10 +109,14 @@ def register_idempotency(app: Flask, services: Services) -> None:
     """A POST with an Idempotency-Key gets the same response every time."""
 
     def cache_key() -> str | None:
+        """The same caller, path, key and body; hashed, as the cache is shared."""
         key = request.headers.get("Idempotency-Key")
         if request.method != "POST" or not key or len(key) > commands_http.MAX_KEY:
             return None
-        return f"{request.path}\n{key}"
+        parts = [request.path, request.headers.get("Authorization", ""), key]
+        digest = hashlib.sha256("\n".join(parts).encode())
+        digest.update(request.get_data())
+        return digest.hexdigest()
 
     @app.before_request
     def replay() -> Response | None:
@@ -133,6 +138,8 @@ def register_idempotency(app: Flask, services: Services) -> None:
     @app.after_request
     def remember(response: Response) -> Response:
         key = g.get("idempotency_key")
+        if g.get("secret_in_response"):
+            return response  # a retry is answered by the game, without the token
         if key and response.status_code < 500 and "Idempotent-Replayed" not in response.headers:
             services.responses.put(key, f"{response.status_code}\n{response.get_data(True)}")
         return response

@@ -8,11 +8,12 @@ version. ``Idempotency-Key`` becomes the command id recorded on the events;
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any
 from uuid import UUID
 
-from flask import request
+from flask import g, request
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
@@ -31,8 +32,7 @@ from api.schemas import (
     PassSchema,
     PlaceSchema,
 )
-from domain.application import Opus, Outcome
-from domain.errors import AssemblyError, PlacementError, RuleError
+from domain.application import Outcome
 from domain.moves import Assemble, Cast, Discard, Move, Pass, Place
 from domain.ruleset import RuleSet
 
@@ -43,6 +43,9 @@ MAX_KEY = 200
 
 
 def command_id() -> str:
+    """The command id recorded on the events: the Idempotency-Key within the
+    caller's scope (its token), hashed, so that one caller's key never
+    answers for another's command and the key itself is never published."""
     key = request.headers.get("Idempotency-Key", "")
     if len(key) > MAX_KEY:
         raise ApiError(
@@ -50,7 +53,10 @@ def command_id() -> str:
             "invalid input: Idempotency-Key",
             {"headers": {"Idempotency-Key": [f"at most {MAX_KEY} characters"]}},
         )
-    return key
+    if not key:
+        return ""
+    scope = request.headers.get("Authorization", "")
+    return hashlib.sha256(f"{scope}\n{key}".encode()).hexdigest()[:32]
 
 
 def expected_version() -> int | None:
@@ -89,6 +95,7 @@ class Games(MethodView):
             stage_points=tuple(args["stage_points"] or RuleSet().stage_points),
         )
         token, digest = new_token()
+        g.secret_in_response = True  # never kept for replay: tokens are shown once
         result = services().app.create(variant, organiser_hash=digest, command=command_id())
         assert result.game_id is not None
         if result.replayed:  # the token was shown once, to the first request
@@ -104,6 +111,7 @@ class Players(MethodView):
         """Take the next seat (R2.1) with an optional seed contribution (R9.1);
         returns the seat's secret token once."""
         token, digest = new_token()
+        g.secret_in_response = True
         result = services().app.join(
             game_id, args["name"], args["contribution"], token_hash=digest, command=command_id()
         )
@@ -118,7 +126,8 @@ class Start(MethodView):
     def post(self, game_id: UUID) -> dict[str, Any]:
         """Start the game (organiser token): deal and begin seat 0's turn (R2)."""
         app = services().app
-        require_organiser(app.state(game_id))
+        with app.reading(game_id) as (state, _):
+            require_organiser(state)
         return outcome(game_id, app.start(game_id, command=command_id()))
 
 
@@ -126,21 +135,9 @@ def play(game_id: UUID, build: Any) -> dict[str, Any]:
     """Run one move for the seat whose token is sent."""
     app = services().app
     seat = seat_in(app, game_id)
-    move: Move = build(seat, app)
+    move: Move = build(seat)
     result = app.play(game_id, move, expected_version(), command=command_id())
     return outcome(game_id, result)
-
-
-def check_sources(
-    app: Opus, game_id: UUID, sources: list[tuple[int, str]], error: type[RuleError]
-) -> None:
-    """Sources named in a command must be where the cards lie."""
-    with app.reading(game_id) as (state, _):
-        for card, source in sources:
-            where = state.locate(card)
-            if where is None or str(where) != source:
-                whereabouts = where or "no takeable place"
-                raise error(f"card {card} is not at {source} (it is at {whereabouts})")
 
 
 @blp.route("/<uuid:game_id>/discard")
@@ -149,7 +146,7 @@ class DiscardMove(MethodView):
     @blp.response(201, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """R4.1: discard a card from your hand onto its cabinet stack."""
-        return play(game_id, lambda seat, _: Discard(seat, args["card"]))
+        return play(game_id, lambda seat: Discard(seat, args["card"]))
 
 
 @blp.route("/<uuid:game_id>/assemble")
@@ -159,13 +156,17 @@ class AssembleMove(MethodView):
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """R4.2: assemble a recipe from your hand with the named components."""
 
-        def build(seat: int, app: Opus) -> Move:
-            sources = [(c["card"], c["source"]) for c in args["components"] if c["source"]]
-            if sources:
-                check_sources(app, game_id, sources, AssemblyError)
-            return Assemble(seat, args["card"], tuple(c["card"] for c in args["components"]))
-
-        return play(game_id, build)
+        components = args["components"]
+        sources = tuple(c["source"] for c in components)
+        return play(
+            game_id,
+            lambda seat: Assemble(
+                seat,
+                args["card"],
+                tuple(c["card"] for c in components),
+                sources if any(sources) else (),
+            ),
+        )
 
 
 @blp.route("/<uuid:game_id>/place")
@@ -175,12 +176,7 @@ class PlaceMove(MethodView):
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """R4.5: place a card into the next stage of one of your columns."""
 
-        def build(seat: int, app: Opus) -> Move:
-            if args["source"]:
-                check_sources(app, game_id, [(args["card"], args["source"])], PlacementError)
-            return Place(seat, args["column"], args["card"])
-
-        return play(game_id, build)
+        return play(game_id, lambda seat: Place(seat, args["column"], args["card"], args["source"]))
 
 
 @blp.route("/<uuid:game_id>/cast")
@@ -192,7 +188,7 @@ class CastMove(MethodView):
         Destruction: recipe and the card to keep; Transmutation: column)."""
         return play(
             game_id,
-            lambda seat, _: Cast(seat, args["spell"], args["card"], args["recipe"], args["column"]),
+            lambda seat: Cast(seat, args["spell"], args["card"], args["recipe"], args["column"]),
         )
 
 
@@ -202,4 +198,4 @@ class PassMove(MethodView):
     @blp.response(201, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """R3.3: pass, when no main action is legal or the deck is empty."""
-        return play(game_id, lambda seat, _: Pass(seat))
+        return play(game_id, lambda seat: Pass(seat))

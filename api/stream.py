@@ -84,6 +84,12 @@ def _stream(svc: Services, game_id: UUID, after: int) -> Iterator[str]:
             line = json.loads(message)
             if line["version"] <= sent:
                 continue
+            if line["version"] > sent + 1:
+                # Messages were lost (a full queue, a reconnect): read the gap
+                # from the log, so the stream never skips an event.
+                for record in game_records(svc.app, game_id):
+                    if sent < record.version < line["version"]:
+                        yield sse(public_message(record), record.version, record.type)
             sent = line["version"]
             yield sse(message, line["version"], line["type"])
             if line["type"] == "GameEnded":

@@ -193,6 +193,14 @@ def _discard(state: GameState, move: Discard, facts: Facts) -> None:
         facts.award(move.player, 1, "R4.1", "CardDiscarded", v)
 
 
+def _check_source(
+    card_id: int, loc: Location, source: str | None, error: type[E.RuleError]
+) -> None:
+    """A source the player names must be where the card lies (R4.2, R4.5)."""
+    if source is not None and str(loc) != source:
+        raise error(f"{_name(card_id)} is not at {source}")
+
+
 def _takeable(state: GameState, seat: int, card_id: int, error: type[E.RuleError]) -> Location:
     """Where an assembled recipe can be taken from: a table, or a Sequence
     stage that is not its column's last (R4.2, R4.5, R5.2)."""
@@ -256,6 +264,11 @@ def _assemble(state: GameState, move: Assemble, facts: Facts) -> None:
             f"{card.name} needs {len(card.requires)} components, {len(move.components)} were named"
         )
     found = [(CARDS[c], _takeable(state, seat, c, E.AssemblyError)) for c in move.components]
+    if move.sources:
+        if len(move.sources) != len(move.components):
+            raise E.AssemblyError("name a source for each component, or none")
+        for (card_, loc), source in zip(found, move.sources, strict=True):
+            _check_source(card_.id, loc, source, E.AssemblyError)
     order = match_slots(card.requires, found)
     if order is None:
         needs = ", ".join(r.label for r in card.requires)
@@ -344,6 +357,7 @@ def _place(state: GameState, move: Place, facts: Facts) -> None:
                     f"{_name(card.id)} lies in the cabinet: only assembled recipes or "
                     "cards from your hand can be placed"
                 )
+    _check_source(card.id, loc, move.source, E.PlacementError)
     if loc.zone == "sequence":
         _take_stage(facts, seat, loc, card.id)
     v = facts.add(

@@ -27,6 +27,9 @@ class Assemble:
     player: int
     card: int
     components: tuple[int, ...]
+    # Where the player says each component lies (None: don't check), in the
+    # order of ``components``; a wrong one refuses the move.
+    sources: tuple[str | None, ...] = ()
     name: ClassVar[str] = "assemble"
 
 
@@ -37,6 +40,7 @@ class Place:
     player: int
     column: str
     card: int
+    source: str | None = None  # where the player says the card lies, if checked
     name: ClassVar[str] = "place"
 
 
@@ -76,6 +80,7 @@ def move_to_dict(move: Move) -> dict[str, Any]:
     d["move"] = move.name
     if isinstance(move, Assemble):
         d["components"] = list(move.components)
+        d["sources"] = list(move.sources)
     return d
 
 
@@ -84,4 +89,5 @@ def move_from_dict(d: dict[str, Any]) -> Move:
     cls = MOVE_TYPES[fields.pop("move")]
     if cls is Assemble:
         fields["components"] = tuple(fields["components"])
+        fields["sources"] = tuple(fields.get("sources", ()))
     return cls(**fields)

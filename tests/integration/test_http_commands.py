@@ -230,3 +230,39 @@ def test_request_bodies_are_bounded(client: FlaskClient) -> None:
     )
     assert response.status_code == 413
     assert response.json["code"] == 413
+
+
+def test_a_join_retried_with_its_key_never_hands_out_the_token_again(app: Flask) -> None:
+    """Tokens are shown once: not to a retry, and never to a stranger who
+    learnt the key."""
+    client = app.test_client()
+    game_id = client.post("/games", json={}).json["game_id"]
+    headers = {"Idempotency-Key": "join-ada"}
+    first = client.post(f"/games/{game_id}/players", json={"name": "Ada"}, headers=headers)
+    again = client.post(f"/games/{game_id}/players", json={"name": "Ada"}, headers=headers)
+    assert first.json["token"] and again.json["token"] is None
+    assert again.json["replayed"] is True
+    assert opus(app).state(UUID(game_id)).names == ["Ada"]
+    exported = client.get(f"/games/{game_id}/export").get_data(as_text=True)
+    assert "join-ada" not in exported and first.json["token"] not in exported
+
+
+def test_one_seats_key_never_answers_for_another_seats_move(app: Flask) -> None:
+    client = app.test_client()
+    game_id, _, tokens = new_game(client)
+    state = opus(app).state(UUID(game_id))
+    mine = state.hands[0][0]
+    first = client.post(
+        f"/games/{game_id}/discard",
+        json={"card": mine},
+        headers={**bearer(tokens[0]), "Idempotency-Key": "k1"},
+    )
+    assert first.status_code == 201
+    theirs = opus(app).state(UUID(game_id)).hands[1][0]
+    second = client.post(
+        f"/games/{game_id}/discard",
+        json={"card": theirs},
+        headers={**bearer(tokens[1]), "Idempotency-Key": "k1"},
+    )
+    assert second.status_code == 201 and second.json["replayed"] is False
+    assert second.json["version"] > first.json["version"]
