@@ -14,6 +14,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from api.app import create_app
+from domain.catalog import load_catalog
 from domain.events import HIDDEN_FIELDS
 
 
@@ -60,6 +61,12 @@ def opus(app: Flask) -> Any:
     return app.extensions["opus"].app
 
 
+def discardable(app: Flask, game_id: str, seat: int) -> int:
+    """A card in the seat's hand that may be discarded (not a Stone, R4.1)."""
+    hand = opus(app).state(UUID(game_id)).hands[seat]
+    return next(c for c in hand if load_catalog().card(c).stone is None)
+
+
 def test_every_error_has_one_shape(client: FlaskClient) -> None:
     game_id, _, tokens = new_game(client)
     answers = {
@@ -83,8 +90,7 @@ def test_every_error_has_one_shape(client: FlaskClient) -> None:
 def test_a_seat_plays_only_with_its_own_token_and_only_on_its_turn(app: Flask) -> None:
     client = app.test_client()
     game_id, _, tokens = new_game(client)
-    state = opus(app).state(UUID(game_id))
-    card = state.hands[0][0]
+    card = discardable(app, game_id, 0)
     version = opus(app).version(UUID(game_id))
     other = client.post(f"/games/{game_id}/discard", json={"card": card}, headers=bearer(tokens[1]))
     assert other.status_code == 403 and other.json["rule"] == "R3.4"
@@ -106,7 +112,7 @@ def test_tokens_are_stored_only_as_hashes(app: Flask) -> None:
 def test_an_idempotency_key_returns_the_first_response_and_applies_once(app: Flask) -> None:
     client = app.test_client()
     game_id, _, tokens = new_game(client)
-    card = opus(app).state(UUID(game_id)).hands[0][0]
+    card = discardable(app, game_id, 0)
     headers = {**bearer(tokens[0]), "Idempotency-Key": "discard-1"}
     first = client.post(f"/games/{game_id}/discard", json={"card": card}, headers=headers)
     version = opus(app).version(UUID(game_id))
@@ -125,7 +131,7 @@ def test_an_idempotency_key_returns_the_first_response_and_applies_once(app: Fla
 def test_if_match_with_a_stale_version_is_a_clash(app: Flask) -> None:
     client = app.test_client()
     game_id, _, tokens = new_game(client)
-    card = opus(app).state(UUID(game_id)).hands[0][0]
+    card = discardable(app, game_id, 0)
     stale = client.post(
         f"/games/{game_id}/discard",
         json={"card": card},
@@ -250,15 +256,14 @@ def test_a_join_retried_with_its_key_never_hands_out_the_token_again(app: Flask)
 def test_one_seats_key_never_answers_for_another_seats_move(app: Flask) -> None:
     client = app.test_client()
     game_id, _, tokens = new_game(client)
-    state = opus(app).state(UUID(game_id))
-    mine = state.hands[0][0]
+    mine = discardable(app, game_id, 0)
     first = client.post(
         f"/games/{game_id}/discard",
         json={"card": mine},
         headers={**bearer(tokens[0]), "Idempotency-Key": "k1"},
     )
     assert first.status_code == 201
-    theirs = opus(app).state(UUID(game_id)).hands[1][0]
+    theirs = discardable(app, game_id, 1)
     second = client.post(
         f"/games/{game_id}/discard",
         json={"card": theirs},
