@@ -9,7 +9,6 @@ engine enumerates them) and the export of one game's log.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
@@ -31,7 +30,7 @@ from api.schemas import (
 )
 from domain import legal
 from domain.moves import move_to_dict
-from infra.eventlog import game_records
+from infra.eventlog import game_records, public_line
 
 blp = Blueprint("queries", __name__, description="Queries, from the projections")
 
@@ -136,11 +135,10 @@ class Export(MethodView):
         hidden information only once the game has ended."""
         records = game_records(services().app, game_id)
         ended = any(r.type == "GameEnded" for r in records)
+        secret = str((records[0].payload or {})["secret"])
 
         def lines() -> Iterator[str]:
             for record in records:
-                shown = record if ended else record.redact()
-                yield json.dumps(shown.to_line(), ensure_ascii=False, separators=(",", ":"))
-                yield "\n"
+                yield public_line(record, ended, secret) + "\n"
 
         return Response(lines(), mimetype="application/x-ndjson")

@@ -21,24 +21,21 @@ from flask_smorest import Blueprint
 
 from api.runtime import Services, services
 from domain.audit import Record
-from infra.eventlog import game_records
+from domain.game import Game
+from infra.eventlog import game_records, public_line
 
 blp = Blueprint("stream", __name__, url_prefix="/games", description="Live public events")
 KEEPALIVE_SECONDS = 15.0
 MAX_SECONDS = 3600.0
 
 
-def public_message(record: Record) -> str:
-    return json.dumps(record.redact().to_line(), ensure_ascii=False, separators=(",", ":"))
-
-
 def publisher(svc: Services) -> Any:
     """The application listener that fans each saved event out to the streams."""
 
-    def publish(recordings: list[Recording[UUID]]) -> None:
+    def publish(game: Game, recordings: list[Recording[UUID]]) -> None:
         for recording in recordings:
             record = Record.of_event(recording.domain_event, recording.notification.id)
-            svc.broker.publish(record.aggregate_id, public_message(record))
+            svc.broker.publish(record.aggregate_id, public_line(record, False, game.state.secret))
 
     return publish
 
@@ -69,10 +66,12 @@ def _stream(svc: Services, game_id: UUID, after: int) -> Iterator[str]:
     deadline = time.monotonic() + MAX_SECONDS
     with svc.broker.subscribe(key) as subscription:
         sent = after
-        for record in game_records(svc.app, game_id):
+        records = game_records(svc.app, game_id)
+        secret = str((records[0].payload or {})["secret"])
+        for record in records:
             if record.version <= after:
                 continue
-            yield sse(public_message(record), record.version, record.type)
+            yield sse(public_line(record, False, secret), record.version, record.type)
             sent = record.version
             if record.type == "GameEnded":
                 return
@@ -89,7 +88,7 @@ def _stream(svc: Services, game_id: UUID, after: int) -> Iterator[str]:
                 # from the log, so the stream never skips an event.
                 for record in game_records(svc.app, game_id):
                     if sent < record.version < line["version"]:
-                        yield sse(public_message(record), record.version, record.type)
+                        yield sse(public_line(record, False, secret), record.version, record.type)
             sent = line["version"]
             yield sse(message, line["version"], line["type"])
             if line["type"] == "GameEnded":

@@ -74,14 +74,14 @@ class Opus(Application[UUID]):
         self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
         # Called with the recordings of every command after it is saved (the
         # API's live streams listen here).
-        self.listeners: list[Callable[[list[Recording[UUID]]], None]] = []
+        self.listeners: list[Callable[[Game, list[Recording[UUID]]], None]] = []
 
-    def _saved(self, recordings: list[Recording[UUID]]) -> None:
+    def _saved(self, game: Game, recordings: list[Recording[UUID]]) -> None:
         """Tell the listeners; the command is saved already, so a listener's
         failure is logged and never turns its answer into an error."""
         for listener in self.listeners:
             try:
-                listener(recordings)
+                listener(game, recordings)
             except Exception:
                 log.exception("a listener failed on saved events")
 
@@ -113,7 +113,7 @@ class Opus(Application[UUID]):
                 raise
             self._game(game_id)  # it exists: this is the retry of that create
             return Outcome(None, 1, replayed=True, game_id=game_id)
-        self._saved(recordings)
+        self._saved(game, recordings)
         return Outcome(recordings[-1].notification.id, game.version, game_id=game.id)
 
     def join(
@@ -182,7 +182,7 @@ class Opus(Application[UUID]):
                 except BaseException:
                     self._evict(game_id)
                     raise
-                self._saved(recordings)
+                self._saved(game, recordings)
                 position = recordings[-1].notification.id if recordings else 0
                 return Outcome(position, game.version)
             raise VersionClashError(f"game {game_id} kept changing; gave up after {RETRIES} tries")

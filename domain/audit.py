@@ -15,6 +15,7 @@ database and no server needed.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -24,7 +25,14 @@ from uuid import UUID
 from eventsourcing.utils import get_topic
 
 from domain import engine
-from domain.chain import GENESIS, event_record, next_chain, own_fields
+from domain.chain import (
+    GENESIS,
+    SEALED,
+    event_record,
+    next_chain,
+    own_fields,
+    sealed_payload,
+)
 from domain.errors import RuleError
 from domain.events import (
     EVENT_TYPES,
@@ -101,12 +109,13 @@ class Record:
             redacted=bool(line.get("redacted", False)),
         )
 
-    def redact(self) -> Record:
-        """The public part of the record: hidden fields (R1.3, R9.1) blanked."""
-        hidden = HIDDEN_FIELDS.get(self.type, ())
-        if not hidden or self.payload is None:
+    def redact(self, secret: str) -> Record:
+        """The public part of the record: hidden fields (R1.3, R9.1) sealed as
+        the chain sees them (domain/chain.py), so the chain still checks.
+        ``secret`` is the game's (from its GameCreated)."""
+        if self.type not in HIDDEN_FIELDS or self.payload is None:
             return self
-        payload = {k: (None if k in hidden else v) for k, v in self.payload.items()}
+        payload = sealed_payload(secret, self.aggregate_id, self.version, self.type, self.payload)
         return Record(
             self.position,
             self.aggregate_id,
@@ -200,18 +209,48 @@ def _check_sequence(records: Sequence[Record]) -> None:
 
 
 def _check_chain(records: Sequence[Record]) -> None:
+    """Every chain value, over the payload as the chain sees it. A redacted
+    record carries its hidden fields sealed already; a full one is sealed
+    here with the game's secret. Only hidden information may be redacted, and
+    only while the game runs: an ended game's log is whole (R9.3)."""
+    secret = _secret(records)
+    ended = any(r.type == "GameEnded" for r in records)
     previous = GENESIS
     for record in records:
-        if not record.redacted:
-            assert record.payload is not None
-            rec = event_record(
-                record.aggregate_id, record.version, record.type, record.timestamp, record.payload
+        payload = record.payload
+        if not isinstance(payload, dict):
+            raise Failure(record, "the payload is not an object")
+        if record.redacted:
+            hidden = HIDDEN_FIELDS.get(record.type, ())
+            if ended or not hidden:
+                raise Failure(record, "only a running game's hidden fields may be redacted")
+            if not all(str(payload.get(k, "")).startswith(SEALED) for k in hidden):
+                raise Failure(record, "a redacted field is not sealed")
+        elif record.type in HIDDEN_FIELDS:
+            if secret is None:
+                raise Failure(record, "hidden fields in clear, but the secret is not in the log")
+            payload = sealed_payload(
+                secret, record.aggregate_id, record.version, record.type, payload
             )
-            if next_chain(previous, rec) != record.chain:
-                raise Failure(
-                    record, "the chain value does not match: this event was altered or replaced"
-                )
+        rec = event_record(
+            record.aggregate_id, record.version, record.type, record.timestamp, payload
+        )
+        if next_chain(previous, rec) != record.chain:
+            raise Failure(
+                record, "the chain value does not match: this event was altered or replaced"
+            )
         previous = record.chain
+
+
+def _secret(records: Sequence[Record]) -> str | None:
+    """The game's secret, if its GameCreated is in the log in clear."""
+    first = records[0]
+    if first.type != GameCreated.__name__ or first.redacted or not first.payload:
+        return None
+    secret = first.payload.get("secret")
+    if not isinstance(secret, str) or not re.fullmatch(r"[0-9a-f]{64}", secret):
+        raise Failure(first, "R9.1: the secret is not 32 bytes of hex")
+    return secret
 
 
 def _event(record: Record, game_id: UUID | None = None) -> Any:
@@ -237,17 +276,30 @@ def _judge(records: Sequence[Record]) -> Game:
     created = _event(first)
     if hashlib.sha256(bytes.fromhex(created.secret)).hexdigest() != created.commitment:
         raise Failure(first, "R9.1: the secret does not match the commitment")
-    game: Game = created.mutate(None)
+    game: Game = _replayable(first, lambda: created.mutate(None))
     i = 1
     while i < len(records):
         if game.state.status == "ended":
             raise Failure(records[i], "R7.1: the game is over; no event may follow GameEnded")
-        move, facts = _decide_at(game, records, i)
-        i = _match(game, records, i, facts)
-        if move is not None and isinstance(move, MAIN_ACTIONS):
-            facts = engine.decide_turn_end(game.state, move, game.version)
+        start = i
+        try:
+            move, facts = _decide_at(game, records, i)
             i = _match(game, records, i, facts)
+            if move is not None and isinstance(move, MAIN_ACTIONS):
+                facts = engine.decide_turn_end(game.state, move, game.version)
+                i = _match(game, records, i, facts)
+        except Failure:
+            raise
+        except Exception as e:  # a forged payload the rules cannot even read
+            raise Failure(records[start], f"cannot be replayed: {type(e).__name__}: {e}") from None
     return game
+
+
+def _replayable(record: Record, replay: Any) -> Any:
+    try:
+        return replay()
+    except Exception as e:
+        raise Failure(record, f"cannot be replayed: {type(e).__name__}: {e}") from None
 
 
 def _decide_at(game: Game, records: Sequence[Record], i: int) -> tuple[Move | None, list[Any]]:

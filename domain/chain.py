@@ -13,15 +13,26 @@ for quote and backslash), integers in decimal, true/false/null. Event fields
 hold only strings, integers, booleans, null, lists and objects. The
 timestamp is Python's ``datetime.isoformat()`` of the UTC time, e.g.
 "2026-11-29T14:03:25.123456+00:00".
+
+Hidden fields (``domain.events.HIDDEN_FIELDS``: the secret, dealt and drawn
+cards) enter the chain sealed, never in clear: each value ``v`` is replaced
+by ``"sealed:" + hex(SHA-256(salt ‖ canonical JSON of v))`` with
+``salt = HMAC-SHA256(key = the game's secret, message = "<aggregate_id>:<version>")``.
+A public export carries the sealed values, so anyone can check the chain of
+a running game, and no one can guess a card from it: the salt needs the
+secret, which GameEnded reveals; then every seal can be recomputed (R9.3).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from datetime import datetime
 from typing import Any
 from uuid import UUID
+
+from domain.events import HIDDEN_FIELDS
 
 GENESIS = "0" * 64
 META_FIELDS = frozenset({"originator_id", "originator_version", "timestamp", "chain"})
@@ -56,6 +67,29 @@ def event_record(
 
 def next_chain(previous: str, record: dict[str, Any]) -> str:
     return hashlib.sha256(bytes.fromhex(previous) + canonical_json(record)).hexdigest()
+
+
+SEALED = "sealed:"
+
+
+def seal(secret: str, aggregate_id: UUID | str, version: int, value: Any) -> str:
+    """The sealed form of one hidden value (see above)."""
+    salt = hmac.new(
+        bytes.fromhex(secret), f"{aggregate_id}:{version}".encode(), hashlib.sha256
+    ).digest()
+    return SEALED + hashlib.sha256(salt + canonical_json(value)).hexdigest()
+
+
+def sealed_payload(
+    secret: str, aggregate_id: UUID | str, version: int, type_: str, payload: dict[str, Any]
+) -> dict[str, Any]:
+    """The payload as the chain sees it: hidden fields sealed."""
+    hidden = HIDDEN_FIELDS.get(type_)
+    if not hidden:
+        return payload
+    return {
+        k: seal(secret, aggregate_id, version, v) if k in hidden else v for k, v in payload.items()
+    }
 
 
 def own_fields(fields: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from uuid import UUID, uuid4
 from eventsourcing.domain import Aggregate
 
 from domain import engine
-from domain.chain import GENESIS, event_record, next_chain
+from domain.chain import GENESIS, event_record, next_chain, sealed_payload
 from domain.events import GameCreated
 from domain.moves import MAIN_ACTIONS, Move
 from domain.ruleset import RuleSet
@@ -58,15 +58,18 @@ class Game(Aggregate):
             stage_points=list(variant.stage_points),
         )
         timestamp = GameCreated.create_timestamp()
-        record = event_record(game_id, 1, GameCreated.__name__, timestamp, fields)
-        chain = next_chain(GENESIS, record)
+        chained = sealed_payload(secret.hex(), game_id, 1, GameCreated.__name__, fields)
+        chain = next_chain(
+            GENESIS, event_record(game_id, 1, GameCreated.__name__, timestamp, chained)
+        )
         return cls._create(GameCreated, id=game_id, timestamp=timestamp, chain=chain, **fields)
 
     def trigger_event(self, event_class: type[Any], **kwargs: Any) -> None:
         """Every event carries the chain value over its own fields (Audit)."""
         timestamp = event_class.create_timestamp()
-        record = event_record(self.id, self.version + 1, event_class.__name__, timestamp, kwargs)
-        chain = next_chain(self.chain, record)
+        version, type_ = self.version + 1, event_class.__name__
+        chained = sealed_payload(self.state.secret, self.id, version, type_, kwargs)
+        chain = next_chain(self.chain, event_record(self.id, version, type_, timestamp, chained))
         super().trigger_event(event_class, timestamp=timestamp, chain=chain, **kwargs)
 
     def _trigger_all(self, facts: list[engine.Fact], command: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
@@ -98,3 +99,16 @@ def game_positions(app: Opus, game_id: UUID) -> dict[int, int]:
             (game_id.hex,),  # the SQLite recorder keeps ids as hex
         )
         return {row[0]: row[1] for row in cursor.fetchall()}
+
+
+def public_line(record: Record, ended: bool, secret: str) -> str:
+    """One exported line: whole for an ended game, else with its hidden
+    fields sealed (domain/chain.py)."""
+    shown = record if ended else record.redact(secret)
+    return json.dumps(shown.to_line(), ensure_ascii=False, separators=(",", ":"))
+
+
+def secret_of(app: Opus, game_id: str) -> str:
+    """A game's secret, from its GameCreated: to seal its hidden fields."""
+    created = next(iter(app.events.get(UUID(game_id), lte=1)))
+    return str(created.secret)  # type: ignore[attr-defined]

@@ -17,7 +17,7 @@ import click
 from domain.application import Opus
 from domain.audit import Record, Verdict, group_by_game, verify_game
 from infra.config import store_env, view_store_settings
-from infra.eventlog import finished_games, read_records
+from infra.eventlog import finished_games, public_line, read_records, secret_of
 from infra.stores import open_views
 from projections.audit import verify_views
 
@@ -102,6 +102,9 @@ def export(format_: str, after: int, output: IO[str]) -> None:
 
 def export_lines(app: Opus, after: int = 0) -> Iterator[str]:
     ended = finished_games(app)
+    secrets: dict[str, str] = {}
     for record in read_records(app, after):
-        shown = record if record.aggregate_id in ended else record.redact()
-        yield json.dumps(shown.to_line(), ensure_ascii=False, separators=(",", ":"))
+        game = record.aggregate_id
+        if game not in secrets:
+            secrets[game] = secret_of(app, game)
+        yield public_line(record, game in ended, secrets[game])

@@ -16,7 +16,7 @@ from api.cli import main
 from api.commands.audit import export_lines
 from domain.application import Opus
 from domain.audit import Record, verify_game, verify_log
-from domain.chain import GENESIS, canonical_json, event_record, next_chain
+from domain.chain import GENESIS, canonical_json, event_record, next_chain, sealed_payload
 from domain.simulation import simulate
 from infra.eventlog import read_records
 
@@ -38,10 +38,12 @@ def one_game() -> tuple[Record, ...]:
 def rechain(records: list[Record]) -> list[Record]:
     """Renumber versions and recompute every chain value: a forger's log."""
     out, previous = [], GENESIS
+    secret = str((records[0].payload or {})["secret"])
     for version, r in enumerate(records, start=1):
         assert r.payload is not None
+        chained = sealed_payload(secret, r.aggregate_id, version, r.type, r.payload)
         chain = next_chain(
-            previous, event_record(r.aggregate_id, version, r.type, r.timestamp, r.payload)
+            previous, event_record(r.aggregate_id, version, r.type, r.timestamp, chained)
         )
         out.append(replace(r, version=version, chain=chain))
         previous = chain
@@ -49,14 +51,19 @@ def rechain(records: list[Record]) -> list[Record]:
 
 
 def test_chain_value_is_sha256_of_previous_and_canonical_json() -> None:
-    """Audit: chain(n) = SHA-256(chain(n-1) bytes ‖ canonical JSON), from the genesis."""
+    """Audit: chain(n) = SHA-256(chain(n-1) bytes ‖ canonical JSON), from the
+    genesis; the secret (a hidden field) enters sealed with HMAC(secret, id:version)."""
     import hashlib
+    import hmac
 
     first = one_game()[0]
     assert first.payload is not None
+    secret = first.payload["secret"]
+    salt = hmac.new(bytes.fromhex(secret), f"{first.aggregate_id}:1".encode(), "sha256").digest()
+    sealed = "sealed:" + hashlib.sha256(salt + json.dumps(secret).encode()).hexdigest()
     record = {
         "aggregate_id": first.aggregate_id,
-        "payload": first.payload,
+        "payload": {**first.payload, "secret": sealed},
         "timestamp": first.timestamp,
         "type": "GameCreated",
         "version": 1,
@@ -64,6 +71,51 @@ def test_chain_value_is_sha256_of_previous_and_canonical_json() -> None:
     text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert canonical_json(record) == text.encode()
     assert first.chain == hashlib.sha256(bytes(32) + text.encode()).hexdigest()
+
+
+def test_a_sealed_draw_cannot_be_guessed_from_the_public_export() -> None:
+    """R1.3: a running game's export seals drawn cards; hashing every candidate
+    card (the attack on an unsalted chain) finds none of them."""
+    import hashlib
+
+    app = Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    game_id = app.create_game()
+    app.join(game_id, "Ada")
+    app.join(game_id, "Boris")
+    app.start(game_id)
+    lines = [json.loads(line) for line in export_lines(app)]
+    drawn = next(line for line in lines if line["type"] == "CardsDrawn")
+    sealed = drawn["payload"]["cards"]
+    assert sealed.startswith("sealed:")
+    real = app.state(game_id).hands[0][-1:]
+    assert drawn["chain"] and str(real) not in json.dumps(drawn)
+    guesses = {"sealed:" + hashlib.sha256(json.dumps([c]).encode()).hexdigest() for c in range(300)}
+    assert sealed not in guesses
+    assert all(v.ok for v in verify_log(Record.from_line(line) for line in lines))
+
+
+def test_redaction_is_accepted_only_on_a_running_games_hidden_fields() -> None:
+    """An ended game's log is whole: a line marked redacted fails, and so does
+    redaction claimed on a field that is not hidden."""
+    records = list(one_game())
+    at = next(i for i, r in enumerate(records) if r.type == "PointsAwarded")
+    forged = list(records)
+    forged[at] = replace(
+        records[at], payload={**(records[at].payload or {}), "points": 500}, redacted=True
+    )
+    verdict = verify_game(forged)
+    assert not verdict.ok and verdict.position == records[at].position
+    assert "redacted" in verdict.reason
+
+
+def test_a_forged_payload_the_rules_cannot_read_fails_without_crashing() -> None:
+    """A valid chain over nonsense (a list where a command id belongs) is a
+    failing verdict at that event, not an exception."""
+    records = list(one_game())
+    at = next(i for i, r in enumerate(records) if r.type == "CardDiscarded")
+    records[at] = replace(records[at], payload={**(records[at].payload or {}), "command": [1]})
+    verdict = verify_game(rechain(records))
+    assert not verdict.ok and verdict.version == at + 1
 
 
 def test_a_clean_log_of_one_hundred_games_verifies_with_stable_output(tmp_path: Any) -> None:
@@ -102,7 +154,7 @@ def test_a_running_game_exports_without_hidden_information() -> None:
             assert line["redacted"] is True
         assert app.state(game_id).secret not in json.dumps(line)
     dealt = next(line for line in lines if line["type"] == "CardsDealt")
-    assert dealt["payload"]["hands"] is None and hidden
+    assert dealt["payload"]["hands"].startswith("sealed:") and hidden
     verdicts = list(verify_log(Record.from_line(line) for line in lines))
     assert verdicts[0].ok and not verdicts[0].judged
 
