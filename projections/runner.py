@@ -249,14 +249,19 @@ def _read(
     inbox: queue.Queue[Notification | BaseException],
     done: threading.Event,
 ) -> None:
-    """Hand the subscription's notifications to the projecting thread."""
+    """Hand the subscription's notifications (or its error) to the projecting
+    thread, never blocking once that thread is done."""
+
+    def hand(item: Notification | BaseException) -> None:
+        while not done.is_set():
+            try:
+                inbox.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
     try:
         for notification in subscription:
-            while not done.is_set():
-                try:
-                    inbox.put(notification, timeout=0.1)
-                    break
-                except queue.Full:
-                    continue
+            hand(notification)
     except BaseException as e:
-        inbox.put(e)
+        hand(e)

@@ -65,21 +65,24 @@ class Table:
         stacks: dict[str, list[int]] = self.tx.doc(f"{self.game}:cabinet", {})
         return stacks
 
+    # The cabinet of the view holds each stack's top; documents are written
+    # with sorted keys, so the order the stacks come and go in is immaterial.
+
     def push(self, card: int) -> None:
-        stacks = self.stacks
-        stacks.setdefault(CARDS[card].stack, []).append(card)
-        self._tops(stacks)
+        name = CARDS[card].stack
+        self.stacks.setdefault(name, []).append(card)
+        self.doc["cabinet"][name] = card
 
     def pop(self, card: int) -> None:
-        stacks = self.stacks
-        stack = stacks[CARDS[card].stack]
+        name = CARDS[card].stack
+        stack = self.stacks[name]
         if stack[-1] != card:
             raise ValueError(f"card {card} is not on top of its cabinet stack")
         stack.pop()
-        self._tops(stacks)
-
-    def _tops(self, stacks: dict[str, list[int]]) -> None:
-        self.doc["cabinet"] = {s: cards[-1] for s, cards in sorted(stacks.items()) if cards}
+        if stack:
+            self.doc["cabinet"][name] = stack[-1]
+        else:
+            del self.doc["cabinet"][name]
 
     def add_recipe(self, seat: int, card: int, components: list[int]) -> None:
         self.doc["tables"][seat].append({"card": card, "components": list(components)})
