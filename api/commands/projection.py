@@ -18,11 +18,11 @@ import click
 
 from domain.application import Opus
 from infra.config import ViewStoreSettings, projection_env, view_store_settings
-from projections.ports import ViewStore
+from projections.ports import ViewStore, ViewStoreError
 from projections.queries import Queries
 from projections.rebuild import rebuild as run_rebuild
 from projections.registry import PROJECTIONS, select
-from projections.runner import ProjectionRunner
+from projections.runner import ProjectionError, ProjectionRunner
 from projections.stores import open_view_store
 
 NAMES = click.Choice(sorted(PROJECTIONS))
@@ -134,6 +134,8 @@ def rebuild(
                 batch_size=batch_size,
                 progress=bar.update,
             )
+    except (ViewStoreError, ProjectionError) as e:
+        raise click.ClickException(str(e)) from e
     finally:
         app.close()
         store.close()
@@ -179,6 +181,8 @@ def view(
             result = queries.scoreboard(target, **options)
         else:
             result = queries.move_log(target, **options)
+    except (ViewStoreError, TimeoutError) as e:
+        raise click.ClickException(str(e)) from e
     finally:
         store.close()
     click.echo(json.dumps(result, indent=2, ensure_ascii=False))
