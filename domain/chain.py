@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 from datetime import datetime
 from typing import Any
 from uuid import UUID
+
+import orjson
 
 from domain.events import HIDDEN_FIELDS
 
@@ -38,13 +39,12 @@ GENESIS = "0" * 64
 META_FIELDS = frozenset({"originator_id", "originator_version", "timestamp", "chain"})
 
 
-_ENCODER = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-)
-
-
 def canonical_json(value: Any) -> bytes:
-    return _ENCODER.encode(value).encode("utf-8")
+    """The canonical JSON above. orjson with sorted keys writes exactly what
+    ``json.dumps(value, sort_keys=True, separators=(",", ":"),
+    ensure_ascii=False)`` writes for these values (tests hold it to that),
+    many times faster."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
 def event_record(

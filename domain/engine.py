@@ -77,6 +77,8 @@ def decide_join(state: GameState, name: str, contribution: str, token_hash: str 
         raise E.SetupError("a player's name must have 1 to 40 characters")
     if name in state.names:
         raise E.SetupError(f"{name!r} has already joined this game")
+    if not (_is_text(name) and _is_text(contribution)):
+        raise E.SetupError("names and contributions must be Unicode text (no lone surrogates)")
     if len(contribution) > MAX_CONTRIBUTION:
         raise E.RuleError(f"a seed contribution has at most {MAX_CONTRIBUTION} characters", "R9.1")
     facts = Facts(0)
@@ -88,6 +90,15 @@ def decide_join(state: GameState, name: str, contribution: str, token_hash: str 
         token_hash=token_hash,
     )
     return facts.items
+
+
+def _is_text(text: str) -> bool:
+    """Encodable as UTF-8: JSON input may carry lone surrogates, which are not."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def decide_start(state: GameState, version: int) -> list[Fact]:

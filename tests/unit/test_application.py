@@ -52,3 +52,19 @@ def test_token_hashes_are_kept_per_seat_and_events_still_re_judge() -> None:
     assert state.organiser_hash == "o" * 64
     app.start(game_id)
     assert verify_game(list(read_records(app))).ok
+
+
+def test_a_name_that_is_not_unicode_text_is_refused_and_records_nothing() -> None:
+    """JSON can carry a lone surrogate; no event can hold it (R2.1)."""
+    import pytest
+
+    from domain.errors import SetupError
+
+    app = new_app()
+    game_id = app.create_game()
+    version = app.version(game_id)
+    with pytest.raises(SetupError, match=r"^R2\.1: names and contributions"):
+        app.join(game_id, "Ada\ud800")
+    with pytest.raises(SetupError):
+        app.join(game_id, "Ada", "\udfff")
+    assert app.version(game_id) == version

@@ -308,3 +308,23 @@ def test_tampered_export_file_fails_verify_with_exit_code(tmp_path: Any, kind: s
     assert result.exit_code == 1
     assert f"at position {first_bad} " in result.stdout
     assert result.stdout.count("FAIL") == 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers(-(2**62), 2**62) | st.text(),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+        max_leaves=12,
+    )
+)
+def test_canonical_json_is_sorted_compact_utf8_json(value: Any) -> None:
+    """The spec other implementations follow (domain/chain.py): the standard
+    library's sorted, compact, non-ASCII-escaping JSON, in UTF-8."""
+    try:
+        expected = json.dumps(
+            value, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        ).encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates are not text; the engine refuses them
+        return
+    assert canonical_json(value) == expected
