@@ -73,8 +73,8 @@ class ViewStore(Protocol):
 
     def get(self, ns: str, key: str) -> str | None: ...
 
-    def items(self, ns: str, key: str) -> list[str]:
-        """A list, in order; empty if there is none."""
+    def items(self, ns: str, key: str, start: int = 0) -> list[str]:
+        """A list from index ``start`` on, in order; empty if there is none."""
         ...
 
     def scores(self, ns: str, key: str) -> dict[str, int]:

@@ -142,7 +142,7 @@ class Queries:
         """The public log of a game, from version ``since`` + 1 on; hidden
         cards and the secret are redacted until the game has ended."""
         ns = self._ready(MoveLog.name, after, timeout, generation)
-        return [json.loads(e) for e in self.store.items(ns, str(game_id))[since:]]
+        return [json.loads(e) for e in self.store.items(ns, str(game_id), since)]
 
     def leaderboard(
         self,

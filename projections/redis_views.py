@@ -80,8 +80,8 @@ class RedisViewStore:
         value: str | None = self._call(lambda: self.redis.get(self._key(ns, key)))
         return value
 
-    def items(self, ns: str, key: str) -> list[str]:
-        values: list[str] = self._call(lambda: self.redis.lrange(self._key(ns, key), 0, -1))
+    def items(self, ns: str, key: str, start: int = 0) -> list[str]:
+        values: list[str] = self._call(lambda: self.redis.lrange(self._key(ns, key), start, -1))
         return values
 
     def scores(self, ns: str, key: str) -> dict[str, int]:

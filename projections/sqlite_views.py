@@ -71,10 +71,10 @@ class SQLiteViewStore:
         value: str | None = self._one("SELECT value FROM view_docs WHERE ns=? AND key=?", (ns, key))
         return value
 
-    def items(self, ns: str, key: str) -> list[str]:
-        sql = "SELECT value FROM view_lists WHERE ns=? AND key=? ORDER BY idx"
+    def items(self, ns: str, key: str, start: int = 0) -> list[str]:
+        sql = "SELECT value FROM view_lists WHERE ns=? AND key=? AND idx>=? ORDER BY idx"
         with self._lock:
-            return [row[0] for row in self._conn.execute(sql, (ns, key))]
+            return [row[0] for row in self._conn.execute(sql, (ns, key, start))]
 
     def scores(self, ns: str, key: str) -> dict[str, int]:
         sql = "SELECT member, score FROM view_zsets WHERE ns=? AND key=? ORDER BY member"

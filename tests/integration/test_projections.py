@@ -118,6 +118,7 @@ def assert_views_match_the_games(app: Opus, queries: Queries) -> None:
         game_events = [e for _, e in events if e.originator_id == game_id]
         assert [entry["event"] for entry in log] == [type(e).__name__ for e in game_events]
         assert [entry["version"] for entry in log] == list(range(1, version + 1))
+        assert queries.move_log(game_id, since=version - 2) == log[-2:]
         if state.status == "ended":
             ended_states.append(state)
     games, wins, points = Counter[str](), Counter[str](), Counter[str]()
