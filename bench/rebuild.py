@@ -6,7 +6,8 @@ prints, for SQLite events -> SQLite views and PostgreSQL events -> Redis views:
   the rebuild's batch size, through the library's ``select_notifications``
   (what any reader of the log pays, nothing decoded);
 - the rebuild rate of all five projections in one pass (``opus rebuild``),
-  and, with ``--each``, of each projection alone; and the ratio to the raw rate.
+  in two processes (``opus rebuild --workers 2``), and, with ``--each``, of
+  each projection alone; and each one's ratio to the raw rate.
 
 The events are simulated once in memory, then copied into ``var/bench/events.db``
 and the PostgreSQL schema ``opus_bench`` (database from OPUS_TEST_POSTGRES_*,
@@ -22,23 +23,24 @@ import os
 import sys
 import time
 import uuid
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 # The repository root instead of bench/, whose http.py would shadow the
 # standard library's http package (imported by the Redis client).
-sys.path.remove(str(Path(__file__).resolve().parent))
+sys.path[:] = [p for p in sys.path if p != str(Path(__file__).resolve().parent)]
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import psycopg
-from eventsourcing.persistence import StoredEvent
+import psycopg  # noqa: E402 - after the sys.path fix above
+from eventsourcing.persistence import StoredEvent  # noqa: E402 - after the sys.path fix above
 
-from domain.application import Opus
-from domain.simulation import simulate
-from projections.rebuild import BATCH_SIZE, rebuild
-from projections.redis_views import RedisViewStore
-from projections.registry import PROJECTIONS, select
-from projections.sqlite_views import SQLiteViewStore
+from domain.application import Opus  # noqa: E402 - after the sys.path fix above
+from domain.simulation import simulate  # noqa: E402 - after the sys.path fix above
+from projections.rebuild import BATCH_SIZE, Workers, rebuild  # noqa: E402 - after the sys.path fix above
+from projections.redis_views import RedisViewStore  # noqa: E402 - after the sys.path fix above
+from projections.registry import PROJECTIONS, select  # noqa: E402 - after the sys.path fix above
+from projections.sqlite_views import SQLiteViewStore  # noqa: E402 - after the sys.path fix above
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH_DIR = ROOT / "var" / "bench"
@@ -54,6 +56,8 @@ POSTGRES = {
 }
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 COPY_CHUNK = 5000
+ALL = "all five projections"
+PARALLEL = "all five, 2 processes"
 
 
 def say(text: str) -> None:
@@ -153,11 +157,13 @@ def raw_read(env: dict[str, str]) -> tuple[int, float]:
     return count, count / seconds
 
 
-def timed_rebuild(env: dict[str, str], store: Any, names: list[str], log: int) -> float:
+def timed_rebuild(
+    env: dict[str, str], store: Any, names: list[str], log: int, workers: Workers | None = None
+) -> float:
     """Events of the log rebuilt per second (a projection that reads few
     event types has the store skip the others: they count as covered)."""
     app = Opus(env=env)
-    done = rebuild(store, app, select(names))
+    done = rebuild(store, app, select(names), workers=workers)
     app.close()
     return log / done.seconds
 
@@ -176,7 +182,7 @@ def main() -> None:
     parser.add_argument("--no-postgres", action="store_true")
     args = parser.parse_args()
     sqlite, postgres = event_stores(args.events, not args.no_postgres)
-    groups = {"all five projections": list(PROJECTIONS)}
+    groups = {ALL: list(PROJECTIONS)}
     if args.each:
         groups.update({name: [name] for name in PROJECTIONS})
 
@@ -187,6 +193,9 @@ def main() -> None:
         path = BENCH_DIR / f"views-{uuid.uuid4().hex[:8]}.db"
         store = SQLiteViewStore(str(path))
         rates[label] = timed_rebuild(sqlite, store, names, count)
+        if label == ALL:
+            workers = Workers(2, partial(SQLiteViewStore, str(path)), sqlite)
+            rates[PARALLEL] = timed_rebuild(sqlite, store, names, count, workers)
         store.close()
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
@@ -196,9 +205,13 @@ def main() -> None:
         count, raw = raw_read(postgres)
         rates = {}
         for label, names in groups.items():
-            redis_store = RedisViewStore(REDIS_URL, f"opus-bench:{uuid.uuid4().hex[:8]}:")
+            prefix = f"opus-bench:{uuid.uuid4().hex[:8]}:"
+            redis_store = RedisViewStore(REDIS_URL, prefix)
             try:
                 rates[label] = timed_rebuild(postgres, redis_store, names, count)
+                if label == ALL:
+                    workers = Workers(2, partial(RedisViewStore, REDIS_URL, prefix), postgres)
+                    rates[PARALLEL] = timed_rebuild(postgres, redis_store, names, count, workers)
             finally:
                 redis_store.drop_prefix()
                 redis_store.close()

@@ -12,13 +12,19 @@ each commits once per batch, with the batch's last position.
   Running runners notice the swap at their next commit and follow it.
 - As of N (time travel): generation ``asof<N>`` is filled up to position N
   and left beside the live one; queries read it by naming the generation.
+
+With ``workers``, the projections are shared out among that many processes,
+each making its own pass over the log: Python runs one projection at a
+time per process, and the machine has more cores than one.
 """
 
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +39,21 @@ from projections.view import View
 
 BATCH_SIZE = 2000
 Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class Workers:
+    """Rebuild in ``count`` processes; each opens the store and the
+    application itself (``open_store`` must pickle: a module-level function
+    or a functools.partial of one)."""
+
+    count: int
+    open_store: Callable[[], ViewStore]
+    env: dict[str, str]
+
+
+# Rough cost of each projection per event, to share them out evenly.
+COSTS = {"move_log": 5.0, "table": 3.0, "scoreboard": 1.0, "hands": 1.0, "leaderboard": 0.2}
 
 
 @dataclass
@@ -66,6 +87,7 @@ def rebuild(
     blue_green: bool = False,
     batch_size: int = BATCH_SIZE,
     progress: Progress | None = None,
+    workers: Workers | None = None,
 ) -> Rebuilt:
     """Rebuild ``classes`` from ``app``'s log into ``store``."""
     if as_of is not None and blue_green:
@@ -87,7 +109,13 @@ def rebuild(
         view = View(store, cls.name, generation or None, fresh=True)
         projections.append(cls(view))
     end = as_of if as_of is not None else (app.recorder.max_notification_id() or 0)
-    events = replay(app, projections, 0, end, batch_size, progress)
+    if workers is not None and workers.count > 1 and len(classes) > 1:
+        targets = [(p.name, p.view.generation) for p in projections]
+        events = replay_in_processes(workers, targets, end, batch_size, progress)
+        for projection in projections:
+            projection.view.forget()  # written by the workers: read again
+    else:
+        events = replay(app, projections, 0, end, batch_size, progress)
     if blue_green:
         for cls, projection in zip(classes, projections, strict=True):
             old = store.active_generation(cls.name)
@@ -102,6 +130,59 @@ def rebuild(
             events += replay(app, projections, end, app.recorder.max_notification_id() or 0)
     position = max([end, *(p.view.position or 0 for p in projections)])
     return Rebuilt(names, generation or "active", position, events, time.perf_counter() - started)
+
+
+def replay_in_processes(
+    workers: Workers,
+    targets: list[tuple[str, str]],
+    end: int,
+    batch_size: int,
+    progress: Progress | None,
+) -> int:
+    """``replay`` of (projection, generation) targets, shared out among
+    worker processes; returns the notifications read, all workers together."""
+    groups: list[list[tuple[str, str]]] = [[] for _ in range(min(workers.count, len(targets)))]
+    loads = [0.0] * len(groups)
+    for target in sorted(targets, key=lambda t: -COSTS.get(t[0], 1.0)):
+        lightest = loads.index(min(loads))
+        groups[lightest].append(target)
+        loads[lightest] += COSTS.get(target[0], 1.0)
+    context = multiprocessing.get_context("spawn")  # no inherited connections or threads
+    with context.Manager() as manager, ProcessPoolExecutor(len(groups), context) as pool:
+        reports = manager.Queue()
+        futures = [
+            pool.submit(_replay_group, workers, group, end, batch_size, reports) for group in groups
+        ]
+        pending = set(futures)
+        reported = 0.0
+        while pending:
+            _, pending = wait(pending, timeout=0.2)
+            while not reports.empty():
+                # every worker covers the whole log: the bar shows their mean
+                reported += reports.get() / len(groups)
+                if progress is not None and int(reported):
+                    progress(int(reported))
+                    reported -= int(reported)
+        return sum(future.result() for future in futures)
+
+
+def _replay_group(
+    workers: Workers, targets: list[tuple[str, str]], end: int, batch_size: int, reports: Any
+) -> int:
+    from domain.application import Opus
+    from projections.registry import PROJECTIONS
+
+    store = workers.open_store()
+    app = Opus(env=workers.env)
+    try:
+        projections = [
+            PROJECTIONS[name](View(store, name, generation, fresh=True))
+            for name, generation in targets
+        ]
+        return replay(app, projections, 0, end, batch_size, reports.put)
+    finally:
+        app.close()
+        store.close()
 
 
 def read_topics(classes: list[type[ViewProjection]]) -> list[str]:

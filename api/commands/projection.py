@@ -11,6 +11,7 @@ import json
 import signal
 import sys
 import threading
+from functools import partial
 from types import FrameType
 from typing import Any
 
@@ -20,6 +21,7 @@ from domain.application import Opus
 from infra.config import ViewStoreSettings, projection_env, view_store_settings
 from projections.ports import ViewStore, ViewStoreError
 from projections.queries import Queries
+from projections.rebuild import Workers
 from projections.rebuild import rebuild as run_rebuild
 from projections.registry import PROJECTIONS, select
 from projections.runner import ProjectionError, ProjectionRunner
@@ -107,8 +109,19 @@ def project(projections: tuple[str, ...], batch_size: int, reconnect_timeout: fl
     help="Build into a fresh generation, then swap it in atomically.",
 )
 @click.option("--batch-size", default=2000, show_default=True, type=click.IntRange(min=1))
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Processes to share the projections out among.",
+)
 def rebuild(
-    projections: tuple[str, ...], as_of: int | None, blue_green: bool, batch_size: int
+    projections: tuple[str, ...],
+    as_of: int | None,
+    blue_green: bool,
+    batch_size: int,
+    workers: int,
 ) -> None:
     """Rebuild projections (all, or those named) from the log.
 
@@ -133,6 +146,7 @@ def rebuild(
                 blue_green=blue_green,
                 batch_size=batch_size,
                 progress=bar.update,
+                workers=Workers(workers, partial(_open, settings), env),
             )
     except (ViewStoreError, ProjectionError) as e:
         raise click.ClickException(str(e)) from e

@@ -13,6 +13,7 @@ import re
 import threading
 import time
 from collections import Counter
+from functools import partial
 from typing import Any
 from uuid import UUID
 
@@ -29,12 +30,13 @@ from domain.views import public_view
 from projections.base import EventDecoder
 from projections.ports import DEFAULT_GENERATION, Changes, TrackingConflictError, namespace
 from projections.queries import Queries
-from projections.rebuild import rebuild
+from projections.rebuild import Workers, rebuild
 from projections.registry import PROJECTIONS, select
 from projections.runner import ProjectionError, ProjectionRunner
 from projections.scoreboard import Scoreboard
+from projections.stores import open_view_store
 from projections.view import View
-from tests.conftest import ViewsUnderTest
+from tests.conftest import REDIS_URL, ViewsUnderTest
 
 EXTRA_TABLE_FIELDS = ("game", "version", "position")
 
@@ -252,6 +254,26 @@ def test_a_rebuild_from_zero_gives_byte_identical_views_to_the_live_ones(
     assert fresh == live  # every document, list item and score, and the positions
     assert all(d["tracking"] == {"Opus": end} for d in live.values())
     assert len(live["table"]) >= 10 and len(live["move_log"]) >= 5
+
+
+def test_a_rebuild_in_worker_processes_gives_the_same_bytes(
+    app: Opus, events_env: dict[str, str], views: ViewsUnderTest
+) -> None:
+    rng = random.Random(25)
+    for i in range(2):
+        play_game(app, 3, "greedy", rng, secret=bytes([i + 30]) * 32)
+    one = rebuild(views.store, app, select([]))
+    single = dumps(views)
+    env = views.env
+    if views.kind == "sqlite":
+        opener = partial(open_view_store, "sqlite", sqlite_path=env["OPUS_VIEWS_DBNAME"])
+    else:
+        prefix = env["OPUS_REDIS_PREFIX"]
+        opener = partial(open_view_store, "redis", redis_url=REDIS_URL, redis_prefix=prefix)
+    shared = Workers(2, opener, events_env)
+    two = rebuild(views.store, app, select([]), blue_green=True, workers=shared)
+    assert two.position == one.position and two.generation != DEFAULT_GENERATION
+    assert dumps(views) == single
 
 
 def test_blue_green_swaps_generations_under_a_live_runner(
