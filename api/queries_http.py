@@ -29,6 +29,7 @@ from api.schemas import (
     ViewSchema,
 )
 from domain import legal
+from domain.errors import GameNotFoundError
 from domain.moves import move_to_dict
 from infra.eventlog import game_records, public_line
 
@@ -134,6 +135,8 @@ class Export(MethodView):
         """The game's log as NDJSON (one event a line, with its chain value);
         hidden information only once the game has ended."""
         records = game_records(services().app, game_id)
+        if not records:
+            raise GameNotFoundError(f"no game {game_id}")
         ended = any(r.type == "GameEnded" for r in records)
         secret = str((records[0].payload or {})["secret"])
 

@@ -271,3 +271,8 @@ def test_one_seats_key_never_answers_for_another_seats_move(app: Flask) -> None:
     )
     assert second.status_code == 201 and second.json["replayed"] is False
     assert second.json["version"] > first.json["version"]
+
+
+def test_an_unknown_games_export_is_not_found(client: FlaskClient) -> None:
+    response = client.get(f"/games/{'1' * 8}-0000-0000-0000-{'0' * 12}/export")
+    assert response.status_code == 404 and response.json["code"] == 404
