@@ -173,7 +173,9 @@ def _replay_group(
     from projections.registry import PROJECTIONS
 
     store = workers.open_store()
-    app = Opus(env=workers.env)
+    # The parent has the log open already, tables made: workers creating them
+    # again at once would race in PostgreSQL's catalog.
+    app = Opus(env={**workers.env, "CREATE_TABLE": "n"})
     try:
         projections = [
             PROJECTIONS[name](View(store, name, generation, fresh=True))
