@@ -18,25 +18,16 @@ from typing import Any
 import click
 
 from domain.application import Opus
-from infra.config import ViewStoreSettings, projection_env, view_store_settings
-from projections.ports import ViewStore, ViewStoreError
+from infra.config import projection_env, view_store_settings
+from infra.stores import open_views
+from projections.ports import ViewStoreError
 from projections.queries import Queries
 from projections.rebuild import Workers
 from projections.rebuild import rebuild as run_rebuild
 from projections.registry import PROJECTIONS, select
 from projections.runner import ProjectionError, ProjectionRunner
-from projections.stores import open_view_store
 
 NAMES = click.Choice(sorted(PROJECTIONS))
-
-
-def _open(settings: ViewStoreSettings) -> ViewStore:
-    return open_view_store(
-        settings.kind,
-        redis_url=settings.redis_url,
-        redis_prefix=settings.redis_prefix,
-        sqlite_path=settings.sqlite_path,
-    )
 
 
 def _where(env: dict[str, str]) -> str:
@@ -70,7 +61,11 @@ def project(projections: tuple[str, ...], batch_size: int, reconnect_timeout: fl
     signal.signal(signal.SIGTERM, stop)
     runners = [
         ProjectionRunner(
-            cls, _open(settings), env, batch_size=batch_size, reconnect_timeout=reconnect_timeout
+            cls,
+            open_views(settings),
+            env,
+            batch_size=batch_size,
+            reconnect_timeout=reconnect_timeout,
         )
         for cls in classes
     ]
@@ -133,7 +128,7 @@ def rebuild(
         raise click.UsageError("--as-of builds a view beside the live one; it is never swapped in")
     env = projection_env()
     settings = view_store_settings()
-    store = _open(settings)
+    store = open_views(settings)
     app = Opus(env=env)
     try:
         end = as_of if as_of is not None else (app.recorder.max_notification_id() or 0)
@@ -146,7 +141,7 @@ def rebuild(
                 blue_green=blue_green,
                 batch_size=batch_size,
                 progress=bar.update,
-                workers=Workers(workers, partial(_open, settings), env),
+                workers=Workers(workers, partial(open_views, settings), env),
             )
     except (ViewStoreError, ProjectionError) as e:
         raise click.ClickException(str(e)) from e
@@ -175,7 +170,7 @@ def view(
 ) -> None:
     """Print a view as JSON: 'table GAME', 'hand GAME --seat N',
     'scoreboard GAME', 'log GAME', 'leaderboard', or 'position PROJECTION'."""
-    store = _open(view_store_settings())
+    store = open_views(view_store_settings())
     queries = Queries(store)
     options: dict[str, Any] = {"generation": generation, "after": after}
     try:
