@@ -73,6 +73,15 @@ def expected_version() -> int | None:
     return int(text)
 
 
+def move_request(move: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The path (under ``/games/{id}/``) and body that post a move as the
+    legal-moves query lists it: what a client, bot or test sends back."""
+    kind = move["move"]
+    if kind == "assemble":
+        return kind, {"card": move["card"], "components": [{"card": c} for c in move["components"]]}
+    return kind, {k: v for k, v in move.items() if k not in ("move", "player")}
+
+
 def outcome(game_id: UUID, result: Outcome, **extra: Any) -> dict[str, Any]:
     return {
         "game_id": game_id,

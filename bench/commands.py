@@ -16,7 +16,6 @@ then replayed as commands. Run: ``python bench/commands.py [--games N]``.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 import tempfile
@@ -35,15 +34,9 @@ from domain.application import Opus
 from domain.bots import BOTS
 from domain.moves import Move
 from domain.simulation import NAMES, simulate
+from infra.config import test_postgres_env
 
-POSTGRES = {
-    "PERSISTENCE_MODULE": "eventsourcing.postgres",
-    "POSTGRES_DBNAME": os.environ.get("OPUS_TEST_POSTGRES_DBNAME", "test"),
-    "POSTGRES_HOST": "127.0.0.1",
-    "POSTGRES_PORT": "5432",
-    "POSTGRES_USER": os.environ.get("OPUS_TEST_POSTGRES_USER", "postgres"),
-    "POSTGRES_PASSWORD": "",
-}
+POSTGRES = test_postgres_env()
 
 
 @dataclass

@@ -26,39 +26,24 @@ import statistics
 import subprocess
 import threading
 import time
-from typing import Any
 
 import requests
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from api.commands_http import move_request
 from domain.application import Opus
 from domain.moves import move_from_dict, move_to_dict
+from infra.config import test_postgres_env
 
-POSTGRES = {
-    "PERSISTENCE_MODULE": "eventsourcing.postgres",
-    "POSTGRES_DBNAME": os.environ.get("OPUS_TEST_POSTGRES_DBNAME", "test"),
-    "POSTGRES_HOST": "127.0.0.1",
-    "POSTGRES_PORT": "5432",
-    "POSTGRES_USER": os.environ.get("OPUS_TEST_POSTGRES_USER", "postgres"),
-    "POSTGRES_PASSWORD": "",
-}
-MOVE_PATHS = {"discard", "assemble", "place", "cast", "pass"}
+POSTGRES = test_postgres_env()
 
 
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def body_of(move: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    kind = move["move"]
-    if kind == "assemble":
-        return kind, {"card": move["card"], "components": [{"card": c} for c in move["components"]]}
-    fields = {k: v for k, v in move.items() if k not in ("move", "player")}
-    return kind, fields
 
 
 def http_client(base: str, moves: int, rng: random.Random, latencies: list[float]) -> int:
@@ -80,7 +65,7 @@ def http_client(base: str, moves: int, rng: random.Random, latencies: list[float
         legal = s.get(f"{base}/games/{game}/legal-moves", headers=auth).json()["moves"]
         if not legal:
             break
-        kind, body = body_of(rng.choice(legal))
+        kind, body = move_request(rng.choice(legal))
         started = time.perf_counter()
         r = s.post(f"{base}/games/{game}/{kind}", json=body, headers=auth)
         latencies.append(time.perf_counter() - started)

@@ -37,6 +37,7 @@ from eventsourcing.persistence import StoredEvent  # noqa: E402 - after the sys.
 
 from domain.application import Opus  # noqa: E402 - after the sys.path fix above
 from domain.simulation import simulate  # noqa: E402 - after the sys.path fix above
+from infra.config import test_postgres_env  # noqa: E402 - after the sys.path fix above
 from projections.rebuild import BATCH_SIZE, Workers, rebuild  # noqa: E402 - after the sys.path fix above
 from projections.redis_views import RedisViewStore  # noqa: E402 - after the sys.path fix above
 from projections.registry import PROJECTIONS, select  # noqa: E402 - after the sys.path fix above
@@ -45,15 +46,7 @@ from projections.sqlite_views import SQLiteViewStore  # noqa: E402 - after the s
 ROOT = Path(__file__).resolve().parent.parent
 BENCH_DIR = ROOT / "var" / "bench"
 SCHEMA = "opus_bench"
-POSTGRES = {
-    "PERSISTENCE_MODULE": "eventsourcing.postgres",
-    "POSTGRES_DBNAME": os.environ.get("OPUS_TEST_POSTGRES_DBNAME", "test"),
-    "POSTGRES_HOST": os.environ.get("OPUS_TEST_POSTGRES_HOST", "127.0.0.1"),
-    "POSTGRES_PORT": os.environ.get("OPUS_TEST_POSTGRES_PORT", "5432"),
-    "POSTGRES_USER": os.environ.get("OPUS_TEST_POSTGRES_USER", "postgres"),
-    "POSTGRES_PASSWORD": os.environ.get("OPUS_TEST_POSTGRES_PASSWORD", ""),
-    "POSTGRES_SCHEMA": SCHEMA,
-}
+POSTGRES = {**test_postgres_env(), "POSTGRES_SCHEMA": SCHEMA}
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 COPY_CHUNK = 5000
 ALL = "all five projections"

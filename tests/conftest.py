@@ -12,15 +12,9 @@ from typing import Any
 import pytest
 
 from domain.application import Opus
+from infra.config import test_postgres_env
 
-POSTGRES_ENV = {
-    "PERSISTENCE_MODULE": "eventsourcing.postgres",
-    "POSTGRES_DBNAME": os.environ.get("OPUS_TEST_POSTGRES_DBNAME", "test"),
-    "POSTGRES_HOST": os.environ.get("OPUS_TEST_POSTGRES_HOST", "127.0.0.1"),
-    "POSTGRES_PORT": os.environ.get("OPUS_TEST_POSTGRES_PORT", "5432"),
-    "POSTGRES_USER": os.environ.get("OPUS_TEST_POSTGRES_USER", "postgres"),
-    "POSTGRES_PASSWORD": os.environ.get("OPUS_TEST_POSTGRES_PASSWORD", ""),
-}
+POSTGRES_ENV = test_postgres_env()
 
 
 def store_env(kind: str, tmp_path: Path) -> dict[str, str]:

@@ -14,12 +14,12 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import psycopg
 import pytest
 import requests
 
+from api.commands_http import move_request
 from tests.conftest import POSTGRES_ENV
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -136,13 +136,6 @@ def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def body_of(move: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    kind = move["move"]
-    if kind == "assemble":
-        return kind, {"card": move["card"], "components": [{"card": c} for c in move["components"]]}
-    return kind, {k: v for k, v in move.items() if k not in ("move", "player")}
-
-
 def play_whole_game(base: str, seed: int) -> None:
     rng = random.Random(seed)
     http = requests.Session()
@@ -170,7 +163,7 @@ def play_whole_game(base: str, seed: int) -> None:
         legal = http.get(f"{base}/games/{game}/legal-moves", headers=auth(tokens[seat])).json()
         # Prefer main actions, so the game moves on; spells now and then.
         mains = [m for m in legal["moves"] if m["move"] != "cast"] or legal["moves"]
-        kind, body = body_of(rng.choice(legal["moves"] if rng.random() < 0.2 else mains))
+        kind, body = move_request(rng.choice(legal["moves"] if rng.random() < 0.2 else mains))
         posted = http.post(f"{base}/games/{game}/{kind}", json=body, headers=auth(tokens[seat]))
         assert posted.status_code == 201, posted.text
         position = posted.json()["position"]
