@@ -15,7 +15,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -27,9 +27,8 @@ from domain.game import Game
 from domain.moves import Move
 from domain.ruleset import RuleSet
 from domain.state import GameState
-from domain.views import player_view, public_view
+from domain.views import public_view
 
-T = TypeVar("T")
 log = logging.getLogger(__name__)
 RETRIES = 5
 LOCK_STRIPES = 256
@@ -240,11 +239,6 @@ class Opus(Application[UUID]):
         """What everyone at the table sees: no hand, no deck order, no secret."""
         with self.reading(game_id) as (state, _):
             return public_view(state)
-
-    def player_view(self, game_id: UUID, seat: int) -> dict[str, Any]:
-        """What one seat sees: the public view and its own hand."""
-        with self.reading(game_id) as (state, _):
-            return player_view(state, seat)
 
     def legal_moves(self, game_id: UUID, seat: int) -> list[Move]:
         with self.reading(game_id) as (state, _):
