@@ -1,9 +1,10 @@
 """The Flask application factory: nothing starts at import time.
 
-``create_app(config)`` wires the application service, the live-event broker,
-the idempotent-response cache and (when asked) the projections, then
-registers the blueprints and the one error shape. Production runs it under
-gunicorn: ``gunicorn 'api.app:create_app()'``.
+``create_app(config)`` opens the application service, the live-event broker,
+the idempotent-response cache and (when asked) the projections through the
+composition root (infra/bootstrap.py), then registers the blueprints and the
+one error shape. Production runs it under gunicorn:
+``gunicorn 'api.app:create_app()'``.
 """
 
 from __future__ import annotations
@@ -20,17 +21,8 @@ from api import commands_http, health, queries_http, stream
 from api.errors import error_body, register_error_handlers
 from api.runtime import Services
 from api.schemas import ErrorSchema
-from infra.broker import InProcessBroker, RedisBroker
-from infra.config import (
-    api_settings,
-    projection_env,
-    view_store_settings,
-)
-from infra.idempotency import InProcessResponses, RedisResponses
-from infra.stores import open_application, open_views
-from projections.queries import Queries
-from projections.registry import PROJECTIONS
-from projections.runner import ProjectionRunner
+from infra.bootstrap import open_services
+from infra.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -39,9 +31,13 @@ class OpusApi(Api):
     ERROR_SCHEMA = ErrorSchema
 
 
-def create_app(config: Mapping[str, Any] | None = None) -> Flask:
-    settings = dict(api_settings())
-    settings.update(config or {})
+def create_app(config: Settings | Mapping[str, str | None] | None = None) -> Flask:
+    """The app on ``config``: a ``Settings`` value, or variables (as in the
+    environment, README) set over the environment's, None unsetting one."""
+    if isinstance(config, Settings):
+        settings = config
+    else:
+        settings = Settings.from_env(overrides=config)
     app = Flask("opus")
     app.config.update(
         API_TITLE="Opus",
@@ -51,8 +47,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         OPENAPI_JSON_PATH="openapi.json",
         OPENAPI_SWAGGER_UI_PATH="docs",
         OPENAPI_SWAGGER_UI_URL="https://cdn.jsdelivr.net/npm/swagger-ui-dist/",
-        MAX_CONTENT_LENGTH=settings["MAX_CONTENT_LENGTH"],
-        OPUS=settings,
+        MAX_CONTENT_LENGTH=settings.max_body_bytes,
     )
     services = build_services(settings)
     app.extensions["opus"] = services
@@ -71,37 +66,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     return app
 
 
-def build_services(settings: Mapping[str, Any]) -> Services:
-    """The composition root of the HTTP service: event store, views, broker,
-    response cache and, in the embedded mode, the projection runners."""
-    env = projection_env(settings["EVENT_STORE"])
-    application = open_application(env)
-    redis_url = settings.get("REDIS_URL")
-    if redis_url:
-        broker: Any = RedisBroker(redis_url)
-        responses: Any = RedisResponses(broker.client)
-    else:
-        broker = InProcessBroker()
-        responses = InProcessResponses()
-    view_settings = settings.get("VIEW_STORE") or view_store_settings(
-        {**env, "REDIS_URL": redis_url or ""}
-    )
-    store = open_views(view_settings)
-    services = Services(
-        application,
-        broker,
-        responses,
-        views=Queries(store),
-        query_wait_seconds=float(settings.get("QUERY_WAIT_SECONDS", 5.0)),
-    )
-    application.listeners.append(stream.publisher(services))
-    services.closers.extend([application.close, broker.close, store.close])
-    if settings.get("RUN_PROJECTIONS"):
-        for cls in PROJECTIONS.values():
-            runner = ProjectionRunner(
-                cls, open_views(view_settings), env, application_factory=open_application
-            ).start()
-            services.closers.append(runner.stop)
+def build_services(settings: Settings) -> Services:
+    """The HTTP service's parts from the composition root (infra/bootstrap.py),
+    each event the application records published to the game's live streams."""
+    services = open_services(settings)
+    services.app.listeners.append(stream.publisher(services))
     return services
 
 

@@ -18,7 +18,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from api.errors import ApiError
-from api.identity import new_token, require_organiser, seat_in
+from api.identity import caller, new_token
 from api.runtime import services
 from api.schemas import (
     AssembleSchema,
@@ -33,7 +33,7 @@ from api.schemas import (
     PlaceSchema,
 )
 from domain.application import Outcome
-from domain.moves import Assemble, Cast, Discard, Move, Pass, Place
+from domain.moves import UNSEATED, Assemble, Cast, Discard, Move, Pass, Place
 from domain.ruleset import RuleSet
 
 blp = Blueprint(
@@ -71,15 +71,6 @@ def expected_version() -> int | None:
             {"headers": {"If-Match": ["the game version, a whole number"]}},
         )
     return int(text)
-
-
-def move_request(move: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """The path (under ``/games/{id}/``) and body that post a move as the
-    legal-moves query lists it: what a client, bot or test sends back."""
-    kind = move["move"]
-    if kind == "assemble":
-        return kind, {"card": move["card"], "components": [{"card": c} for c in move["components"]]}
-    return kind, {k: v for k, v in move.items() if k not in ("move", "player")}
 
 
 def outcome(game_id: UUID, result: Outcome, **extra: Any) -> dict[str, Any]:
@@ -134,18 +125,15 @@ class Start(MethodView):
     @blp.response(200, OutcomeSchema)
     def post(self, game_id: UUID) -> dict[str, Any]:
         """Start the game (organiser token): deal and begin seat 0's turn (R2)."""
-        app = services().app
-        with app.reading(game_id) as (state, _):
-            require_organiser(state)
-        return outcome(game_id, app.start(game_id, command=command_id()))
+        result = services().app.start(game_id, command=command_id(), organiser_hash=caller())
+        return outcome(game_id, result)
 
 
-def play(game_id: UUID, build: Any) -> dict[str, Any]:
-    """Run one move for the seat whose token is sent."""
-    app = services().app
-    seat = seat_in(app, game_id)
-    move: Move = build(seat)
-    result = app.play(game_id, move, expected_version(), command=command_id())
+def play(game_id: UUID, move: Move) -> dict[str, Any]:
+    """Run one move for the seat whose token is sent (the service finds it)."""
+    result = services().app.play(
+        game_id, move, expected_version(), command=command_id(), token_hash=caller()
+    )
     return outcome(game_id, result)
 
 
@@ -155,7 +143,7 @@ class DiscardMove(MethodView):
     @blp.response(201, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """R4.1: discard a card from your hand onto its cabinet stack."""
-        return play(game_id, lambda seat: Discard(seat, args["card"]))
+        return play(game_id, Discard(UNSEATED, args["card"]))
 
 
 @blp.route("/<uuid:game_id>/assemble")
@@ -167,15 +155,13 @@ class AssembleMove(MethodView):
 
         components = args["components"]
         sources = tuple(c["source"] for c in components)
-        return play(
-            game_id,
-            lambda seat: Assemble(
-                seat,
-                args["card"],
-                tuple(c["card"] for c in components),
-                sources if any(sources) else (),
-            ),
+        move = Assemble(
+            UNSEATED,
+            args["card"],
+            tuple(c["card"] for c in components),
+            sources if any(sources) else (),
         )
+        return play(game_id, move)
 
 
 @blp.route("/<uuid:game_id>/place")
@@ -185,7 +171,7 @@ class PlaceMove(MethodView):
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """R4.5: place a card into the next stage of one of your columns."""
 
-        return play(game_id, lambda seat: Place(seat, args["column"], args["card"], args["source"]))
+        return play(game_id, Place(UNSEATED, args["column"], args["card"], args["source"]))
 
 
 @blp.route("/<uuid:game_id>/cast")
@@ -196,8 +182,7 @@ class CastMove(MethodView):
         """R6: cast a spell (Knowledge: card; Transformation: card and recipe;
         Destruction: recipe and the card to keep; Transmutation: column)."""
         return play(
-            game_id,
-            lambda seat: Cast(seat, args["spell"], args["card"], args["recipe"], args["column"]),
+            game_id, Cast(UNSEATED, args["spell"], args["card"], args["recipe"], args["column"])
         )
 
 
@@ -207,4 +192,4 @@ class PassMove(MethodView):
     @blp.response(201, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """R3.3: pass, when no main action is legal or the deck is empty."""
-        return play(game_id, lambda seat: Pass(seat))
+        return play(game_id, Pass(UNSEATED))

@@ -15,7 +15,13 @@ from flask import Flask, jsonify
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
-from domain.errors import GameNotFoundError, OutOfTurnError, RuleError, VersionClashError
+from domain.errors import (
+    GameNotFoundError,
+    NotAuthorisedError,
+    OutOfTurnError,
+    RuleError,
+    VersionClashError,
+)
 
 
 class ApiError(Exception):
@@ -58,6 +64,10 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(VersionClashError)
     def clash(e: VersionClashError) -> ResponseReturnValue:
         return _respond(error_body(409, str(e)))
+
+    @app.errorhandler(NotAuthorisedError)
+    def not_authorised(e: NotAuthorisedError) -> ResponseReturnValue:
+        return _respond(error_body(403, str(e)))
 
     @app.errorhandler(OutOfTurnError)
     def out_of_turn(e: OutOfTurnError) -> ResponseReturnValue:

@@ -2,9 +2,9 @@
 
 Views come from the projections (``services().views``), never from replaying
 the game; ``?after=POSITION`` waits, bounded, until the view has caught up,
-and every answer says which position it reflects. Two answers are decisions
-rather than views and ask the game itself: the legal moves of a seat (the
-engine enumerates them) and the export of one game's log.
+and every answer says which position it reflects. Two answers are not views:
+the legal moves of a seat are a decision, asked of the application service,
+and the export of one game's log is read from the event log.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from api.errors import ApiError
-from api.identity import seat_of
+from api.identity import caller
 from api.runtime import services
 from api.schemas import (
     AfterSchema,
@@ -28,22 +28,21 @@ from api.schemas import (
     SinceSchema,
     ViewSchema,
 )
-from domain import legal
-from domain.errors import GameNotFoundError
+from domain.errors import GameNotFoundError, NotSeatedError
 from domain.moves import move_to_dict
-from infra.eventlog import game_records, public_line
+from infra.eventlog import game_export
 
 blp = Blueprint("queries", __name__, description="Queries, from the projections")
 
 
-def view(projection: str, args: dict[str, Any], read: Any) -> dict[str, Any]:
-    """Read a view once its projection has reached ``after`` (bounded wait);
-    the answer names the position it reflects."""
+def view(projection: str, args: dict[str, Any], read: Any, *also: str) -> dict[str, Any]:
+    """Read a view once its projection (and those in ``also``) has reached
+    ``after`` (one bounded wait); the answer names the position it reflects."""
     svc = services()
     queries = svc.views
     after = args.get("after")
     if after is not None:
-        head = svc.app.recorder.max_notification_id() or 0
+        head = queries.head()
         if after > head:
             # No view can ever show a position the log has not reached.
             raise ApiError(
@@ -52,7 +51,7 @@ def view(projection: str, args: dict[str, Any], read: Any) -> dict[str, Any]:
                 {"query": {"after": [f"at most {head}, the last position written"]}},
             )
         try:
-            queries.wait_for(projection, after, svc.query_wait_seconds)
+            queries.wait_for([*also, projection], after, svc.query_wait_seconds)
         except TimeoutError as e:
             raise ApiError(503, f"the {projection} view has not caught up: {e}") from None
     position = queries.position(projection)
@@ -63,7 +62,7 @@ def view(projection: str, args: dict[str, Any], read: Any) -> dict[str, Any]:
 
 
 @blp.route("/games/<uuid:game_id>")
-class Table(MethodView):
+class TableQuery(MethodView):
     @blp.arguments(AfterSchema, location="query")
     @blp.response(200, ViewSchema)
     @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
@@ -74,19 +73,27 @@ class Table(MethodView):
 
 
 @blp.route("/games/<uuid:game_id>/hand")
-class Hand(MethodView):
+class HandQuery(MethodView):
     @blp.arguments(AfterSchema, location="query")
     @blp.response(200, ViewSchema)
     @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
     def get(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """Your own hand (token): no one else's is ever served."""
-        with services().app.reading(game_id) as (state, _):
-            seat = seat_of(state)
-        return view("hands", args, lambda q: q.hand(game_id, seat) or [])
+        digest = caller()
+
+        def read(queries: Any) -> list[int] | None:
+            seats = queries.seats(game_id)
+            if seats is None:
+                return None
+            if digest not in seats:
+                raise NotSeatedError()
+            return queries.hand(game_id, seats[digest]) or []
+
+        return view("hands", args, read, "seats")
 
 
 @blp.route("/games/<uuid:game_id>/scoreboard")
-class Scoreboard(MethodView):
+class ScoreboardQuery(MethodView):
     @blp.arguments(AfterSchema, location="query")
     @blp.response(200, ViewSchema)
     @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
@@ -96,7 +103,7 @@ class Scoreboard(MethodView):
 
 
 @blp.route("/games/<uuid:game_id>/log")
-class MoveLog(MethodView):
+class MoveLogQuery(MethodView):
     @blp.arguments(SinceSchema, location="query")
     @blp.response(200, ViewSchema)
     @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
@@ -107,7 +114,7 @@ class MoveLog(MethodView):
 
 
 @blp.route("/leaderboard")
-class Leaderboard(MethodView):
+class LeaderboardQuery(MethodView):
     @blp.arguments(LimitSchema, location="query")
     @blp.response(200, ViewSchema)
     @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
@@ -117,31 +124,26 @@ class Leaderboard(MethodView):
 
 
 @blp.route("/games/<uuid:game_id>/legal-moves")
-class LegalMoves(MethodView):
+class LegalMovesQuery(MethodView):
     @blp.response(200, LegalMovesSchema)
     def get(self, game_id: UUID) -> dict[str, Any]:
         """Every move the engine would accept from your seat now (token)."""
-        app = services().app
-        with app.reading(game_id) as (state, version):
-            seat = seat_of(state)
-            moves = [move_to_dict(m) for m in legal.legal_moves(state, seat)]
-        return {"seat": seat, "version": version, "moves": moves}
+        seat, version, moves = services().app.legal_moves_of(game_id, caller())
+        return {"seat": seat, "version": version, "moves": [move_to_dict(m) for m in moves]}
 
 
 @blp.route("/games/<uuid:game_id>/export")
-class Export(MethodView):
+class ExportQuery(MethodView):
     @blp.response(200, content_type="application/x-ndjson")
     def get(self, game_id: UUID) -> Response:
         """The game's log as NDJSON (one event a line, with its chain value);
         hidden information only once the game has ended."""
-        records = game_records(services().app, game_id)
+        records = game_export(services().app, game_id)
         if not records:
             raise GameNotFoundError(f"no game {game_id}")
-        ended = any(r.type == "GameEnded" for r in records)
-        secret = str((records[0].payload or {})["secret"])
 
         def lines() -> Iterator[str]:
             for record in records:
-                yield public_line(record, ended, secret) + "\n"
+                yield record.line() + "\n"
 
         return Response(lines(), mimetype="application/x-ndjson")

@@ -10,6 +10,7 @@ from flask import current_app
 from domain.application import Opus
 from infra.broker import Broker
 from infra.idempotency import ResponseCache
+from infra.settings import DEFAULT_QUERY_WAIT_SECONDS
 
 
 @dataclass
@@ -18,7 +19,7 @@ class Services:
     broker: Broker
     responses: ResponseCache
     views: Any = None  # projections.queries.Queries
-    query_wait_seconds: float = 5.0
+    query_wait_seconds: float = DEFAULT_QUERY_WAIT_SECONDS
     closers: list[Any] = field(default_factory=list)
 
     def close(self) -> None:

@@ -1,8 +1,10 @@
 """A live stream of a game's public events (server-sent events).
 
-Hidden information (domain.events.HIDDEN_FIELDS) is blanked in every
-message: the stream is public. Each message's id is the event's version, so
-a client that reconnects with ``Last-Event-ID`` misses nothing.
+Each message is an exported line of the log, in the auditor's form
+(domain/disclosure.py): hidden cards sealed until the game has ended, so a
+watcher can check the chain live and learns no card. Each message's id is
+the event's version, so a client that reconnects with ``Last-Event-ID``
+misses nothing.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from flask_smorest import Blueprint
 from api.runtime import Services, services
 from domain.audit import Record
 from domain.game import Game
-from infra.eventlog import game_records, public_line
+from infra.eventlog import game_export
 
 blp = Blueprint("stream", __name__, url_prefix="/games", description="Live public events")
 KEEPALIVE_SECONDS = 15.0
@@ -35,7 +37,9 @@ def publisher(svc: Services) -> Any:
     def publish(game: Game, recordings: list[Recording[UUID]]) -> None:
         for recording in recordings:
             record = Record.of_event(recording.domain_event, recording.notification.id)
-            svc.broker.publish(record.aggregate_id, public_line(record, False, game.state.secret))
+            sealed = game.sealed.get(record.version)  # sealed once, for the chain
+            shown = record if sealed is None else record.sealed_as(sealed)
+            svc.broker.publish(record.aggregate_id, shown.line())
 
     return publish
 
@@ -66,12 +70,8 @@ def _stream(svc: Services, game_id: UUID, after: int) -> Iterator[str]:
     deadline = time.monotonic() + MAX_SECONDS
     with svc.broker.subscribe(key) as subscription:
         sent = after
-        records = game_records(svc.app, game_id)
-        secret = str((records[0].payload or {})["secret"])
-        for record in records:
-            if record.version <= after:
-                continue
-            yield sse(public_line(record, False, secret), record.version, record.type)
+        for record in game_export(svc.app, game_id, after):
+            yield sse(record.line(), record.version, record.type)
             sent = record.version
             if record.type == "GameEnded":
                 return
@@ -86,9 +86,9 @@ def _stream(svc: Services, game_id: UUID, after: int) -> Iterator[str]:
             if line["version"] > sent + 1:
                 # Messages were lost (a full queue, a reconnect): read the gap
                 # from the log, so the stream never skips an event.
-                for record in game_records(svc.app, game_id):
-                    if sent < record.version < line["version"]:
-                        yield sse(public_line(record, False, secret), record.version, record.type)
+                for record in game_export(svc.app, game_id, sent):
+                    if record.version < line["version"]:
+                        yield sse(record.line(), record.version, record.type)
             sent = line["version"]
             yield sse(message, line["version"], line["type"])
             if line["type"] == "GameEnded":

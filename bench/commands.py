@@ -34,7 +34,7 @@ from domain.application import Opus
 from domain.bots import BOTS
 from domain.moves import Move
 from domain.simulation import NAMES, simulate
-from infra.config import test_postgres_env
+from tests.settings import test_postgres_env
 
 POSTGRES = test_postgres_env()
 

@@ -23,25 +23,23 @@ import os
 import sys
 import time
 import uuid
-from functools import partial
 from pathlib import Path
 from typing import Any
 
-# The repository root instead of bench/, whose http.py would shadow the
-# standard library's http package (imported by the Redis client).
-sys.path[:] = [p for p in sys.path if p != str(Path(__file__).resolve().parent)]
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import psycopg  # noqa: E402 - after the sys.path fix above
-from eventsourcing.persistence import StoredEvent  # noqa: E402 - after the sys.path fix above
+import psycopg
+from eventsourcing.persistence import StoredEvent
 
-from domain.application import Opus  # noqa: E402 - after the sys.path fix above
-from domain.simulation import simulate  # noqa: E402 - after the sys.path fix above
-from infra.config import test_postgres_env  # noqa: E402 - after the sys.path fix above
-from projections.rebuild import BATCH_SIZE, Workers, rebuild  # noqa: E402 - after the sys.path fix above
-from projections.redis_views import RedisViewStore  # noqa: E402 - after the sys.path fix above
-from projections.registry import PROJECTIONS, select  # noqa: E402 - after the sys.path fix above
-from projections.sqlite_views import SQLiteViewStore  # noqa: E402 - after the sys.path fix above
+from domain.application import Opus
+from domain.simulation import simulate
+from infra.bootstrap import rebuild_workers
+from infra.settings import Settings
+from projections.rebuild import BATCH_SIZE, Workers, rebuild
+from projections.redis_views import RedisViewStore
+from projections.registry import PROJECTIONS, select
+from projections.sqlite_views import SQLiteViewStore
+from tests.settings import test_postgres_env
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH_DIR = ROOT / "var" / "bench"
@@ -187,7 +185,8 @@ def main() -> None:
         store = SQLiteViewStore(str(path))
         rates[label] = timed_rebuild(sqlite, store, names, count)
         if label == ALL:
-            workers = Workers(2, partial(SQLiteViewStore, str(path)), sqlite)
+            views = Settings.from_env({**sqlite, "OPUS_VIEWS_DBNAME": str(path)})
+            workers = rebuild_workers(views, 2)
             rates[PARALLEL] = timed_rebuild(sqlite, store, names, count, workers)
         store.close()
         for suffix in ("", "-wal", "-shm"):
@@ -203,7 +202,8 @@ def main() -> None:
             try:
                 rates[label] = timed_rebuild(postgres, redis_store, names, count)
                 if label == ALL:
-                    workers = Workers(2, partial(RedisViewStore, REDIS_URL, prefix), postgres)
+                    redis = {**postgres, "REDIS_URL": REDIS_URL, "OPUS_REDIS_PREFIX": prefix}
+                    workers = rebuild_workers(Settings.from_env(redis), 2)
                     rates[PARALLEL] = timed_rebuild(postgres, redis_store, names, count, workers)
             finally:
                 redis_store.drop_prefix()

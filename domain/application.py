@@ -10,6 +10,7 @@ expected.
 from __future__ import annotations
 
 import contextlib
+import hmac
 import logging
 import threading
 import uuid
@@ -22,12 +23,20 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError, Recording
 
 from domain import legal
-from domain.errors import GameNotFoundError, RuleError, VersionClashError
+from domain.errors import (
+    GameNotFoundError,
+    NotAuthorisedError,
+    NotOrganiserError,
+    NotSeatedError,
+    RuleError,
+    VersionClashError,
+)
 from domain.game import Game
-from domain.moves import Move
+from domain.internals import evict
+from domain.moves import Move, for_seat
 from domain.ruleset import RuleSet
 from domain.state import GameState
-from domain.views import public_view
+from domain.table import public_view
 
 log = logging.getLogger(__name__)
 RETRIES = 5
@@ -83,6 +92,7 @@ class Opus(Application[UUID]):
                 listener(game, recordings)
             except Exception:
                 log.exception("a listener failed on saved events")
+        game.sealed.clear()
 
     # ---- commands --------------------------------------------------------
 
@@ -132,13 +142,38 @@ class Opus(Application[UUID]):
             outcome.position, outcome.version, seat[-1] if seat else None, outcome.replayed
         )
 
-    def start(self, game_id: UUID, *, command: str = "") -> Outcome:
-        return self._command(game_id, lambda g: g.start(command), command)
+    def start(
+        self, game_id: UUID, *, command: str = "", organiser_hash: str | None = None
+    ) -> Outcome:
+        """R2.2: deal and begin. With ``organiser_hash`` (the caller's token
+        hash), only the game's organiser may start it."""
+
+        def start(game: Game) -> None:
+            if organiser_hash is not None:
+                check_organiser(game.state, organiser_hash)
+            game.start(command)
+
+        return self._command(game_id, start, command)
 
     def play(
-        self, game_id: UUID, move: Move, expected_version: int | None = None, *, command: str = ""
+        self,
+        game_id: UUID,
+        move: Move,
+        expected_version: int | None = None,
+        *,
+        command: str = "",
+        token_hash: str | None = None,
     ) -> Outcome:
-        return self._command(game_id, lambda g: g.play(move, command), command, expected_version)
+        """One move. With ``token_hash`` (the caller's token hash) the move is
+        made for the seat that token holds, whatever its ``player`` says
+        (NotSeatedError if it holds none): the seat is decided here, under
+        the game's lock, for every entry point alike."""
+
+        def play(game: Game) -> None:
+            chosen = move if token_hash is None else for_seat(move, seat_of(game.state, token_hash))
+            game.play(chosen, command)
+
+        return self._command(game_id, play, command, expected_version)
 
     def _command(
         self,
@@ -168,10 +203,10 @@ class Opus(Application[UUID]):
                             f"game {game_id} changed since version {expected_version}"
                         ) from None
                     continue
-                except RuleError:
+                except (RuleError, NotAuthorisedError):
                     # Refused before anything was triggered. The cached game may
-                    # be behind another process's writes: decide again on the
-                    # latest before refusing.
+                    # be behind another process's writes (a move, a seat
+                    # joined): decide again on the latest before refusing.
                     if game.pending_events:
                         self._evict(game_id)
                         raise
@@ -200,10 +235,7 @@ class Opus(Application[UUID]):
         return bool(new)
 
     def _evict(self, game_id: UUID) -> None:
-        cache = self.repository.cache
-        if cache:
-            with contextlib.suppress(KeyError):
-                cache.get(game_id, evict=True)
+        evict(self, game_id)
 
     def _game(self, game_id: UUID, *, fresh: bool = False) -> Game:
         try:
@@ -243,3 +275,23 @@ class Opus(Application[UUID]):
     def legal_moves(self, game_id: UUID, seat: int) -> list[Move]:
         with self.reading(game_id) as (state, _):
             return legal.legal_moves(state, seat)
+
+    def legal_moves_of(self, game_id: UUID, token_hash: str) -> tuple[int, int, list[Move]]:
+        """The seat a token holds, the game's version, and every move the
+        engine would accept from that seat now (empty out of turn)."""
+        with self.reading(game_id) as (state, version):
+            seat = seat_of(state, token_hash)
+            return seat, version, legal.legal_moves(state, seat)
+
+
+def seat_of(state: GameState, token_hash: str) -> int:
+    """The seat whose token has this hash; NotSeatedError if none has."""
+    for seat, stored in enumerate(state.token_hashes):
+        if stored and hmac.compare_digest(stored, token_hash):
+            return seat
+    raise NotSeatedError()
+
+
+def check_organiser(state: GameState, token_hash: str) -> None:
+    if not (state.organiser_hash and hmac.compare_digest(state.organiser_hash, token_hash)):
+        raise NotOrganiserError()

@@ -15,28 +15,23 @@ database and no server needed.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.utils import get_topic
 
 from domain import engine
-from domain.chain import (
-    GENESIS,
-    SEALED,
-    event_record,
-    next_chain,
-    own_fields,
-    sealed_payload,
-)
+from domain.chain import GENESIS, SEALED, event_record, next_chain, sealed_payload
+from domain.disclosure import hidden_fields, own_fields
 from domain.errors import RuleError
 from domain.events import (
     EVENT_TYPES,
-    HIDDEN_FIELDS,
     CardDiscarded,
     GameCreated,
     GameStarted,
@@ -49,7 +44,7 @@ from domain.events import (
     TurnEnded,
 )
 from domain.game import Game
-from domain.moves import MAIN_ACTIONS, Assemble, Cast, Discard, Move, Pass, Place
+from domain.moves import Assemble, Cast, Discard, Move, Pass, Place
 
 GAME_TOPIC = get_topic(Game)
 
@@ -109,13 +104,19 @@ class Record:
             redacted=bool(line.get("redacted", False)),
         )
 
-    def redact(self, secret: str) -> Record:
-        """The public part of the record: hidden fields (R1.3, R9.1) sealed as
-        the chain sees them (domain/chain.py), so the chain still checks.
-        ``secret`` is the game's (from its GameCreated)."""
-        if self.type not in HIDDEN_FIELDS or self.payload is None:
+    def for_auditor(self, ended: bool, secret: str) -> Record:
+        """The record as anyone checking the log may see it (the auditor's
+        form, domain/disclosure.py): whole once the game has ended (R9.3),
+        else with its hidden fields sealed as the chain sees them
+        (domain/chain.py), so the chain still checks. ``secret`` is the
+        game's (``secret_in``)."""
+        if ended or not hidden_fields(self.type) or self.payload is None:
             return self
         payload = sealed_payload(secret, self.aggregate_id, self.version, self.type, self.payload)
+        return self.sealed_as(payload)
+
+    def sealed_as(self, payload: dict[str, Any]) -> Record:
+        """This record with its hidden fields sealed (``payload``)."""
         return Record(
             self.position,
             self.aggregate_id,
@@ -126,6 +127,18 @@ class Record:
             self.chain,
             redacted=True,
         )
+
+    def line(self) -> str:
+        """The record as one exported NDJSON line."""
+        return json.dumps(self.to_line(), ensure_ascii=False, separators=(",", ":"))
+
+
+def secret_in(records: Sequence[Record]) -> str:
+    """A game's secret, from its GameCreated (the first of its records)."""
+    secret = _secret(records)
+    if secret is None:
+        raise ValueError(f"the records of game {records[0].aggregate_id} lack its GameCreated")
+    return secret
 
 
 @dataclass
@@ -221,12 +234,12 @@ def _check_chain(records: Sequence[Record]) -> None:
         if not isinstance(payload, dict):
             raise Failure(record, "the payload is not an object")
         if record.redacted:
-            hidden = HIDDEN_FIELDS.get(record.type, ())
+            hidden = hidden_fields(record.type)
             if ended or not hidden:
                 raise Failure(record, "only a running game's hidden fields may be redacted")
             if not all(str(payload.get(k, "")).startswith(SEALED) for k in hidden):
                 raise Failure(record, "a redacted field is not sealed")
-        elif record.type in HIDDEN_FIELDS:
+        elif hidden_fields(record.type):
             if secret is None:
                 raise Failure(record, "hidden fields in clear, but the secret is not in the log")
             payload = sealed_payload(
@@ -282,12 +295,13 @@ def _judge(records: Sequence[Record]) -> Game:
         if game.state.status == "ended":
             raise Failure(records[i], "R7.1: the game is over; no event may follow GameEnded")
         start = i
-        try:
-            move, facts = _decide_at(game, records, i)
+
+        def apply(facts: list[Any]) -> None:
+            nonlocal i
             i = _match(game, records, i, facts)
-            if move is not None and isinstance(move, MAIN_ACTIONS):
-                facts = engine.decide_turn_end(game.state, move, game.version)
-                i = _match(game, records, i, facts)
+
+        try:
+            _rejudge(game, records, i, apply)
         except Failure:
             raise
         except Exception as e:  # a forged payload the rules cannot even read
@@ -302,21 +316,25 @@ def _replayable(record: Record, replay: Any) -> Any:
         raise Failure(record, f"cannot be replayed: {type(e).__name__}: {e}") from None
 
 
-def _decide_at(game: Game, records: Sequence[Record], i: int) -> tuple[Move | None, list[Any]]:
-    """The command that the record at ``i`` begins, and the rules' decision."""
+def _rejudge(
+    game: Game, records: Sequence[Record], i: int, apply: Callable[[list[Any]], None]
+) -> None:
+    """Decide again the command that the record at ``i`` begins, and apply
+    the rules' facts (``apply`` matches them with the records)."""
     record = records[i]
     p = record.payload or {}
     state = game.state
-    move: Move | None = None
     try:
         if record.type == PlayerJoined.__name__:
-            return None, engine.decide_join(state, p["name"], p["contribution"], p["token_hash"])
+            apply(engine.decide_join(state, p["name"], p["contribution"], p["token_hash"]))
+            return
         if record.type == GameStarted.__name__:
-            return None, engine.decide_start(state, game.version)
+            apply(engine.decide_start(state, game.version))
+            return
         move = _move_of(records, i)
         if move is None:
             raise Failure(record, _no_move_reason(record))
-        return move, engine.decide(state, move, game.version)
+        engine.run_move(game, move, apply)
     except RuleError as e:
         raise Failure(record, f"{e} (the recorded move is illegal)") from None
     except (KeyError, TypeError) as e:
@@ -370,7 +388,7 @@ def _match(game: Game, records: Sequence[Record], i: int, facts: list[Any]) -> i
         recorded = {k: v for k, v in (record.payload or {}).items() if k != "command"}
         if record.type != cls.__name__ or recorded != expected:
             raise Failure(record, _difference(record, cls.__name__, expected))
-        _event(record, game.id).mutate(game)
+        _replayable(record, partial(_event(record, game.id).mutate, game))
         i += 1
     return i
 

@@ -14,8 +14,8 @@ hold only strings, integers, booleans, null, lists and objects. The
 timestamp is Python's ``datetime.isoformat()`` of the UTC time, e.g.
 "2026-11-29T14:03:25.123456+00:00".
 
-Hidden fields (``domain.events.HIDDEN_FIELDS``: the secret, dealt and drawn
-cards) enter the chain sealed, never in clear: each value ``v`` is replaced
+Hidden fields (declared with the events, domain/disclosure.py: the secret,
+dealt and drawn cards) enter the chain sealed, never in clear: each value ``v`` is replaced
 by ``"sealed:" + hex(SHA-256(salt ‖ canonical JSON of v))`` with
 ``salt = HMAC-SHA256(key = the game's secret, message = "<aggregate_id>:<version>")``.
 A public export carries the sealed values, so anyone can check the chain of
@@ -33,10 +33,9 @@ from uuid import UUID
 
 import orjson
 
-from domain.events import HIDDEN_FIELDS
+from domain.disclosure import AUDITOR, disclose
 
 GENESIS = "0" * 64
-META_FIELDS = frozenset({"originator_id", "originator_version", "timestamp", "chain"})
 
 
 def canonical_json(value: Any) -> bytes:
@@ -83,15 +82,12 @@ def seal(secret: str, aggregate_id: UUID | str, version: int, value: Any) -> str
 def sealed_payload(
     secret: str, aggregate_id: UUID | str, version: int, type_: str, payload: dict[str, Any]
 ) -> dict[str, Any]:
-    """The payload as the chain sees it: hidden fields sealed."""
-    hidden = HIDDEN_FIELDS.get(type_)
-    if not hidden:
-        return payload
-    return {
-        k: seal(secret, aggregate_id, version, v) if k in hidden else v for k, v in payload.items()
-    }
-
-
-def own_fields(fields: dict[str, Any]) -> dict[str, Any]:
-    """An event's own fields: everything but identity, version, time and chain."""
-    return {k: v for k, v in fields.items() if k not in META_FIELDS and k != "originator_topic"}
+    """The payload as the chain sees it: the auditor's form of a running
+    game (domain/disclosure.py), hidden fields sealed."""
+    return disclose(
+        type_,
+        payload,
+        AUDITOR,
+        ended=False,
+        seal=lambda value: seal(secret, aggregate_id, version, value),
+    )

@@ -9,9 +9,9 @@ what lets a recorded game be re-judged.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import permutations
-from typing import Any
+from typing import Any, Protocol
 
 from domain import errors as E
 from domain.catalog import STONES, Card, Requirement
@@ -33,7 +33,7 @@ from domain.events import (
     StageTaken,
     TurnEnded,
 )
-from domain.moves import Assemble, Cast, Discard, Move, Pass, Place
+from domain.moves import MAIN_ACTIONS, Assemble, Cast, Discard, Move, Pass, Place
 from domain.ruleset import MAX_PLAYERS, MIN_PLAYERS, RuleSet
 from domain.state import CARDS, GameState, Location, deck_order
 
@@ -139,6 +139,27 @@ def draw_count(rules: RuleSet, hand_size: int, deck_size: int) -> int:
 
 
 # ---- moves (R3–R6) ------------------------------------------------------
+
+
+class Playing(Protocol):
+    """A game a move is played on: its state and version, both kept current
+    by whoever applies the facts (the Game aggregate, or the audit)."""
+
+    @property
+    def state(self) -> GameState: ...
+
+    @property
+    def version(self) -> int: ...
+
+
+def run_move(game: Playing, move: Move, apply: Callable[[list[Fact]], None]) -> None:
+    """One move, the one way it is played: its facts are decided and applied;
+    then a main action ends the turn (R3.2), decided on the state the move
+    left. ``Game.play`` applies the facts as new events; the audit
+    (domain/audit.py) matches them with recorded ones."""
+    apply(decide(game.state, move, game.version))
+    if isinstance(move, MAIN_ACTIONS):
+        apply(decide_turn_end(game.state, move, game.version))
 
 
 def decide(state: GameState, move: Move, version: int) -> list[Fact]:

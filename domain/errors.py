@@ -15,6 +15,20 @@ class VersionClashError(OpusError):
     """The game is not at the version the command expected."""
 
 
+class NotAuthorisedError(OpusError):
+    """The caller's token does not allow this in this game."""
+
+
+class NotSeatedError(NotAuthorisedError):
+    def __init__(self) -> None:
+        super().__init__("this token holds no seat in this game")
+
+
+class NotOrganiserError(NotAuthorisedError):
+    def __init__(self) -> None:
+        super().__init__("only the game's organiser may do this")
+
+
 class RuleError(OpusError):
     """A move the rules refuse. ``rule`` is the id in RULES.md."""
 

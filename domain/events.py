@@ -1,21 +1,40 @@
 """The Game's events: past-tense facts in the game's language (DESIGN.md).
 
-Each event's ``apply`` makes exactly one transition of ``GameState``. Seats
-are numbers (0 is the first to join); columns are named by their Stone;
-stages are numbered 1–7; ``source`` strings are ``Location`` texts
-("cabinet", "table:1", "hand:0", "sequence:2:albedo:3").
+Each event's ``apply`` hands its own fields to ``GameState.evolve``
+(domain/table.py, domain/state.py): what an event does to the table is
+written there, once. Seats are numbers (0 is the first to join); columns are
+named by their Stone; stages are numbered 1–7; ``source`` strings are
+``Location`` texts (domain/zones.py).
+
+Who may see which field is declared here, with the events, and applied by
+``domain.disclosure.disclose``: ``hidden`` fields (R1.3, R9.1) are known to
+no one but their ``seen_by`` seat until GameEnded reveals them, and are
+replaced for everyone else by their ``summary`` (a count); ``identity``
+fields (token hashes, command ids) are for the chain and the service, never
+for a view.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
 
 from eventsourcing.domain import Aggregate
 
-from domain.ruleset import RuleSet
+SpellKind = Literal["knowledge", "transformation", "destruction", "transmutation"]
 
-if TYPE_CHECKING:
-    from domain.game import Game
+
+@dataclass(frozen=True)
+class Hidden:
+    """A hidden field: ``summary`` names the public field that stands in its
+    place and ``summarise`` computes it; ``seen_by`` is how its owner is
+    found: "player" (the seat in the event's ``player`` field) or
+    "by_seat" (item k of the value is seat k's)."""
+
+    summary: str | None = None
+    summarise: Callable[[Any], Any] | None = None
+    seen_by: Literal["player", "by_seat"] | None = None
 
 
 class GameCreated(Aggregate.Created):
@@ -27,6 +46,9 @@ class GameCreated(Aggregate.Created):
     guild: bool
     stage_points: list[int]
 
+    hidden: ClassVar[dict[str, Hidden]] = {"secret": Hidden()}
+    identity: ClassVar[tuple[str, ...]] = ("organiser_hash",)
+
     def apply(self, aggregate: Any) -> None:
         aggregate.chain = self.chain
 
@@ -35,14 +57,14 @@ class GameEvent(Aggregate.Event):
     chain: str  # domain/chain.py
     command: str  # the client's command id, "" when it gave none
 
+    hidden: ClassVar[dict[str, Hidden]] = {}
+    identity: ClassVar[tuple[str, ...]] = ("command",)
+
     def apply(self, aggregate: Any) -> None:
-        self.evolve(aggregate)
+        aggregate.state.evolve(type(self).__name__, self.__dict__)
         aggregate.chain = self.chain
         if self.command:  # a retried command is answered, never applied twice
             aggregate.commands[self.command] = self.originator_version
-
-    def evolve(self, game: Game) -> None:
-        raise NotImplementedError
 
 
 class PlayerJoined(GameEvent):
@@ -51,8 +73,7 @@ class PlayerJoined(GameEvent):
     contribution: str
     token_hash: str  # SHA-256 of the seat's secret token ("" for none)
 
-    def evolve(self, game: Game) -> None:
-        game.state.join(self.name, self.contribution, self.token_hash)
+    identity: ClassVar[tuple[str, ...]] = ("command", "token_hash")
 
 
 class GameStarted(GameEvent):
@@ -61,31 +82,25 @@ class GameStarted(GameEvent):
     sequence_cards: list[str]  # R2.3, seat k holds sequence_cards[k]
     cabinet: list[int]  # R2.2: the four cards dealt face up
 
-    def evolve(self, game: Game) -> None:
-        game.state.start(RuleSet.from_dict(self.rules), self.sequence_cards, self.cabinet)
-
 
 class CardsDealt(GameEvent):
     hands: list[list[int]]  # R2.2, hidden until the game ends
 
-    def evolve(self, game: Game) -> None:
-        game.state.deal(self.hands)
+    hidden: ClassVar[dict[str, Hidden]] = {
+        "hands": Hidden("counts", lambda hands: [len(hand) for hand in hands], "by_seat")
+    }
 
 
 class CardsDrawn(GameEvent):
     player: int
     cards: list[int]  # R3.1, hidden until the game ends
 
-    def evolve(self, game: Game) -> None:
-        game.state.draw(self.player, self.cards)
+    hidden: ClassVar[dict[str, Hidden]] = {"cards": Hidden("count", len, "player")}
 
 
 class CardDiscarded(GameEvent):
     player: int
     card: int  # R4.1
-
-    def evolve(self, game: Game) -> None:
-        game.state.discard(self.player, self.card)
 
 
 class StageStolen(GameEvent):
@@ -97,9 +112,6 @@ class StageStolen(GameEvent):
     stage: int
     card: int
 
-    def evolve(self, game: Game) -> None:
-        game.state.take_stage(self.owner, self.column, self.stage)
-
 
 class StageTaken(GameEvent):
     """A stage taken from the player's own Sequence (R5.4)."""
@@ -109,18 +121,12 @@ class StageTaken(GameEvent):
     stage: int
     card: int
 
-    def evolve(self, game: Game) -> None:
-        game.state.take_stage(self.player, self.column, self.stage)
-
 
 class RecipeAssembled(GameEvent):
     player: int
     card: int
     components: list[int]  # in the order of the recipe's slots (R4.3)
     sources: list[str]
-
-    def evolve(self, game: Game) -> None:
-        game.state.assemble(self.player, self.card, self.components, self.sources)
 
 
 class RecipePlaced(GameEvent):
@@ -130,17 +136,11 @@ class RecipePlaced(GameEvent):
     card: int
     source: str
 
-    def evolve(self, game: Game) -> None:
-        game.state.place(self.player, self.column, self.stage, self.card, self.source)
-
 
 class ComponentsReturned(GameEvent):
     """Cards going back onto the cabinet, one at a time in this order (R4.3)."""
 
     cards: list[int]
-
-    def evolve(self, game: Game) -> None:
-        game.state.return_to_cabinet(self.cards)
 
 
 class SpellCast(GameEvent):
@@ -149,27 +149,11 @@ class SpellCast(GameEvent):
 
     player: int
     spell: int
-    kind: str
+    kind: SpellKind
     card: int | None
     recipe: int | None
     column: str | None
     stage: int | None
-
-    def evolve(self, game: Game) -> None:
-        state = game.state
-        state.cast_spell(self.player, self.spell)
-        if self.kind == "knowledge":
-            assert self.card is not None
-            state.knowledge(self.player, self.card)
-        elif self.kind == "transformation":
-            assert self.card is not None and self.recipe is not None
-            state.transformation(self.player, self.card, self.recipe)
-        elif self.kind == "destruction":
-            assert self.card is not None and self.recipe is not None
-            state.destruction(self.player, self.recipe, self.card)
-        else:
-            assert self.column is not None and self.stage is not None
-            state.transmutation(self.player, self.spell, self.column, self.stage)
 
 
 class PointsAwarded(GameEvent):
@@ -182,16 +166,10 @@ class PointsAwarded(GameEvent):
     cause: str
     cause_version: int
 
-    def evolve(self, game: Game) -> None:
-        game.state.award(self.player, self.points)
-
 
 class SequenceCompleted(GameEvent):
     player: int
     column: str  # R4.8: the Stone was placed
-
-    def evolve(self, game: Game) -> None:
-        game.state.stone_placed = True
 
 
 class TurnEnded(GameEvent):
@@ -199,18 +177,12 @@ class TurnEnded(GameEvent):
     next_player: int
     passed: bool  # R3.3
 
-    def evolve(self, game: Game) -> None:
-        game.state.end_turn(self.player, self.next_player, self.passed)
-
 
 class GameEnded(GameEvent):
     reason: str  # R7.1 or R7.2
     scores: list[int]
     winners: list[int]  # R7.3: more than one when the win is shared
     secret: str  # R9.3: the revealed secret
-
-    def evolve(self, game: Game) -> None:
-        game.state.end(self.winners)
 
 
 EVENT_TYPES: dict[str, type[Any]] = {
@@ -233,12 +205,4 @@ EVENT_TYPES: dict[str, type[Any]] = {
         TurnEnded,
         GameEnded,
     )
-}
-
-# Hidden information (R1.3, R9.1): what no public view, stream or export may
-# show before GameEnded reveals it.
-HIDDEN_FIELDS: dict[str, tuple[str, ...]] = {
-    "GameCreated": ("secret",),
-    "CardsDealt": ("hands",),
-    "CardsDrawn": ("cards",),
 }

@@ -15,7 +15,7 @@ from eventsourcing.domain import Aggregate
 from domain import engine
 from domain.chain import GENESIS, event_record, next_chain, sealed_payload
 from domain.events import GameCreated
-from domain.moves import MAIN_ACTIONS, Move
+from domain.moves import Move
 from domain.ruleset import RuleSet
 from domain.shuffle import commitment, new_secret
 from domain.state import GameState
@@ -36,6 +36,10 @@ class Game(Aggregate):
         self.state.organiser_hash = organiser_hash
         self.chain = GENESIS  # the head of the hash chain, set by every event
         self.commands: dict[str, int] = {}  # command id -> version after it
+        # The auditor's form (domain/disclosure.py) of the events not yet
+        # saved whose hidden fields were sealed for the chain, by version:
+        # the live stream shows them as sealed here, without sealing again.
+        self.sealed: dict[int, dict[str, Any]] = {}
 
     @classmethod
     def create(
@@ -62,13 +66,17 @@ class Game(Aggregate):
         chain = next_chain(
             GENESIS, event_record(game_id, 1, GameCreated.__name__, timestamp, chained)
         )
-        return cls._create(GameCreated, id=game_id, timestamp=timestamp, chain=chain, **fields)
+        game = cls._create(GameCreated, id=game_id, timestamp=timestamp, chain=chain, **fields)
+        game.sealed[1] = chained
+        return game
 
     def trigger_event(self, event_class: type[Any], **kwargs: Any) -> None:
         """Every event carries the chain value over its own fields (Audit)."""
         timestamp = event_class.create_timestamp()
         version, type_ = self.version + 1, event_class.__name__
         chained = sealed_payload(self.state.secret, self.id, version, type_, kwargs)
+        if event_class.hidden:
+            self.sealed[version] = chained
         chain = next_chain(self.chain, event_record(self.id, version, type_, timestamp, chained))
         super().trigger_event(event_class, timestamp=timestamp, chain=chain, **kwargs)
 
@@ -89,7 +97,4 @@ class Game(Aggregate):
 
     def play(self, move: Move, command: str = "") -> None:
         """One move; a main action also ends the turn (R3.2)."""
-        self._trigger_all(engine.decide(self.state, move, self.version), command)
-        if isinstance(move, MAIN_ACTIONS):
-            facts = engine.decide_turn_end(self.state, move, self.version)
-            self._trigger_all(facts, command)
+        engine.run_move(self, move, lambda facts: self._trigger_all(facts, command))

@@ -7,7 +7,7 @@ and ``column`` mean depends on the spell (R6.1–R6.4).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, ClassVar
 
 
@@ -75,6 +75,14 @@ MAIN_ACTIONS = (Discard, Assemble, Place, Pass)  # each ends the turn (R3.2)
 MOVE_TYPES: dict[str, type[Move]] = {m.name: m for m in (Discard, Assemble, Place, Cast, Pass)}
 
 
+UNSEATED = -1  # the player of a move whose seat the service decides (Opus.play)
+
+
+def for_seat(move: Move, seat: int) -> Move:
+    """The same move, made by ``seat``."""
+    return move if move.player == seat else replace(move, player=seat)
+
+
 def move_to_dict(move: Move) -> dict[str, Any]:
     d = asdict(move)
     d["move"] = move.name
@@ -82,12 +90,3 @@ def move_to_dict(move: Move) -> dict[str, Any]:
         d["components"] = list(move.components)
         d["sources"] = list(move.sources)
     return d
-
-
-def move_from_dict(d: dict[str, Any]) -> Move:
-    fields = dict(d)
-    cls = MOVE_TYPES[fields.pop("move")]
-    if cls is Assemble:
-        fields["components"] = tuple(fields["components"])
-        fields["sources"] = tuple(fields.get("sources", ()))
-    return cls(**fields)

@@ -82,20 +82,27 @@ class _RedisSubscription:
 
 
 class RedisBroker:
-    PREFIX = "opus:games:"
+    """A channel per game, ``<prefix>games:<id>``: deployments sharing a
+    Redis under different prefixes never hear each other's games."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, prefix: str) -> None:
         import redis
 
-        self.client = redis.Redis.from_url(url)
+        # Any: redis-py 5 leaves pubsub() unannotated and annotates replies
+        # as "Awaitable[T] | T", shared with its asyncio client.
+        self.client: Any = redis.Redis.from_url(url)
+        self.prefix = prefix
+
+    def channel(self, game_id: str) -> str:
+        return f"{self.prefix}games:{game_id}"
 
     def publish(self, game_id: str, message: str) -> None:
-        self.client.publish(self.PREFIX + game_id, message)
+        self.client.publish(self.channel(game_id), message)
 
     @contextmanager
     def subscribe(self, game_id: str) -> Iterator[_RedisSubscription]:
         pubsub = self.client.pubsub()
-        pubsub.subscribe(self.PREFIX + game_id)
+        pubsub.subscribe(self.channel(game_id))
         try:
             pubsub.get_message(timeout=1.0)  # the subscribe confirmation
             yield _RedisSubscription(pubsub)

@@ -1,18 +1,22 @@
-"""Reading the application's event log as audit records, in log order."""
+"""Reading the application's event log as audit records, in log order.
+
+What leaves the service as a log (the export, the live stream) is in the
+auditor's form (domain/disclosure.py): ``game_export`` and ``export_lines``
+are the two ways it is read, one game or the whole log.
+"""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import Notification
 from eventsourcing.utils import get_topic
 
 from domain.application import Opus
-from domain.audit import Record
+from domain.audit import Record, secret_in
 from domain.events import EVENT_TYPES, GameEnded
+from domain.internals import positions_by_version
 
 PAGE = 1000
 
@@ -74,41 +78,41 @@ def game_records(app: Opus, game_id: UUID) -> list[Record]:
 
 
 def game_positions(app: Opus, game_id: UUID) -> dict[int, int]:
-    """Version -> position of one game's events, by an indexed lookup."""
-    recorder: Any = app.recorder
-    table = getattr(recorder, "events_table_name", None)
-    datastore = getattr(recorder, "datastore", None)
-    if table is None or datastore is None:  # in memory: a scan is cheap enough
+    """Version -> position of one game's events."""
+    positions = positions_by_version(app, game_id)
+    if positions is None:  # in memory: a scan is cheap enough
         return {
             r.version: r.position
             for r in read_records(app)
             if r.aggregate_id == str(game_id) and r.position is not None
         }
-    if app.env.get("PERSISTENCE_MODULE", "").endswith("postgres"):
-        from psycopg import sql
-
-        query = sql.SQL(
-            "SELECT originator_version, notification_id FROM {}.{} WHERE originator_id = %s"
-        ).format(sql.Identifier(datastore.schema), sql.Identifier(table))
-        with datastore.transaction(commit=False) as cursor:
-            cursor.execute(query, (game_id,))
-            return {row["originator_version"]: row["notification_id"] for row in cursor}
-    with datastore.transaction(commit=False) as cursor:
-        cursor.execute(
-            f"SELECT originator_version, rowid FROM {table} WHERE originator_id = ?",
-            (game_id.hex,),  # the SQLite recorder keeps ids as hex
-        )
-        return {row[0]: row[1] for row in cursor.fetchall()}
+    return positions
 
 
-def public_line(record: Record, ended: bool, secret: str) -> str:
-    """One exported line: whole for an ended game, else with its hidden
-    fields sealed (domain/chain.py)."""
-    shown = record if ended else record.redact(secret)
-    return json.dumps(shown.to_line(), ensure_ascii=False, separators=(",", ":"))
+def game_export(app: Opus, game_id: UUID, after_version: int = 0) -> list[Record]:
+    """One game's records after ``after_version``, in the auditor's form:
+    hidden information only once the game has ended. Empty for an unknown game."""
+    records = game_records(app, game_id)
+    if not records:
+        return []
+    ended = records[-1].type == GameEnded.__name__
+    secret = secret_in(records)
+    return [r.for_auditor(ended, secret) for r in records if r.version > after_version]
 
 
-def secret_of(app: Opus, game_id: str) -> str:
-    """A game's secret, from its GameCreated: to seal its hidden fields."""
-    created = next(iter(app.events.get(UUID(game_id), lte=1)))
-    return str(created.secret)  # type: ignore[attr-defined]
+def export_lines(app: Opus, after: int = 0) -> Iterator[str]:
+    """The whole log after position ``after`` as NDJSON lines, in the
+    auditor's form: whole for the games that have ended."""
+    ended = finished_games(app)
+    secrets: dict[str, str] = {}
+    for record in read_records(app, after):
+        game = record.aggregate_id
+        if game not in secrets:
+            secrets[game] = secret_of(app, UUID(game))
+        yield record.for_auditor(game in ended, secrets[game]).line()
+
+
+def secret_of(app: Opus, game_id: UUID) -> str:
+    """A game's secret, from its GameCreated in the store."""
+    created = next(iter(app.events.get(game_id, lte=1)))
+    return secret_in([Record.of_event(created, None)])

@@ -37,14 +37,18 @@ class InProcessResponses:
 
 
 class RedisResponses:
-    PREFIX = "opus:idempotency:"
+    """Responses under ``<prefix>idempotency:<key>``, one prefix per deployment."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, prefix: str) -> None:
         self.client = client
+        self.prefix = prefix
+
+    def _key(self, key: str) -> str:
+        return f"{self.prefix}idempotency:{key}"
 
     def get(self, key: str) -> str | None:
-        value = self.client.get(self.PREFIX + key)
+        value = self.client.get(self._key(key))
         return value.decode("utf-8") if isinstance(value, bytes) else value
 
     def put(self, key: str, response: str) -> None:
-        self.client.set(self.PREFIX + key, response, ex=TTL_SECONDS, nx=True)
+        self.client.set(self._key(key), response, ex=TTL_SECONDS, nx=True)

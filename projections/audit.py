@@ -9,6 +9,7 @@ named. The scratch generation is dropped afterwards.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from eventsourcing.application import Application
 
@@ -33,11 +34,11 @@ class ViewVerdict:
         return f"FAIL view {self.projection} at position {self.position}: {self.reason}"
 
 
-def verify_views(store: ViewStore, app: Application[object]) -> list[ViewVerdict]:
+def verify_views(store: ViewStore, app: Application[Any]) -> list[ViewVerdict]:
     return [_verify_view(store, app, name) for name in PROJECTIONS]
 
 
-def _verify_view(store: ViewStore, app: Application[object], name: str) -> ViewVerdict:
+def _verify_view(store: ViewStore, app: Application[Any], name: str) -> ViewVerdict:
     live = namespace(name, store.active_generation(name))
     for _ in range(3):
         position = store.position(live, APPLICATION_NAME)

@@ -13,6 +13,7 @@ from eventsourcing.persistence import JSONTranscoder, Mapper, Notification, Trac
 from eventsourcing.projection import Projection
 from eventsourcing.utils import resolve_topic
 
+from domain.internals import dispatcher_of, event_from_fields
 from projections.view import Transaction, View
 
 
@@ -78,8 +79,7 @@ class ViewProjection(Projection[View]):
     @classmethod
     def handled_event_classes(cls) -> list[type[Any]]:
         """The event types ``project`` has a handler for."""
-        cls.project  # noqa: B018 - applies registrations deferred until first use
-        return [t for t in _dispatcher(cls).registry if t is not object]
+        return [t for t in dispatcher_of(cls, "project").registry if t is not object]
 
     def handler(self, event_class: type[Any]) -> Handler | None:
         """The ``project`` implementation for an event type, None for the
@@ -90,8 +90,7 @@ class ViewProjection(Projection[View]):
             return self._handlers[event_class]
         except KeyError:
             pass
-        self.project  # noqa: B018 - applies registrations deferred until first use
-        dispatcher = _dispatcher(type(self))
+        dispatcher = dispatcher_of(type(self), "project")
         found = dispatcher.dispatch(event_class)
         handler = None if found is dispatcher.registry[object] else found
         self._handlers[event_class] = handler
@@ -99,14 +98,6 @@ class ViewProjection(Projection[View]):
 
 
 Handler = Callable[[ViewProjection, Any, Transaction, int], None]
-
-
-def _dispatcher(cls: type[ViewProjection]) -> Any:
-    for klass in cls.__mro__:
-        method = klass.__dict__.get("project")
-        if method is not None:
-            return method.dispatcher
-    raise TypeError(f"{cls.__name__} has no project method")
 
 
 T = TypeVar("T")
@@ -178,6 +169,4 @@ class EventDecoder:
         cls = self._classes.get(notification.topic)
         if cls is None:
             cls = self._classes[notification.topic] = resolve_topic(notification.topic)
-        event = object.__new__(cls)
-        object.__setattr__(event, "__dict__", fields)
-        return event
+        return event_from_fields(cls, fields)

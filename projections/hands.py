@@ -1,11 +1,14 @@
 """Each player's private hand, card by card, in the order the state keeps it.
 
 Key per seat: ``<game>:<seat>``, the list of card ids. The only projection
-that holds hidden cards: it is served to that seat alone.
+that holds hidden cards, each seat's under its own key: it is served to that
+seat alone (``domain.disclosure.seat(k)`` may see them). What each event does
+to a hand is the domain's (``domain.hands.evolve_hands``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from eventsourcing.dispatch import singledispatchmethod
@@ -18,9 +21,27 @@ from domain.events import (
     RecipePlaced,
     SpellCast,
 )
-from domain.state import Location
-from projections.base import ViewProjection, game_key, present
+from domain.hands import evolve_hands
+from projections.base import ViewProjection, game_key
 from projections.view import Transaction
+
+
+class SeatHands:
+    """The hands of one game in a view transaction (a ``domain.hands.HandZone``)."""
+
+    def __init__(self, tx: Transaction, game: str) -> None:
+        self.tx = tx
+        self.game = game
+
+    def hand(self, seat: int) -> list[int]:
+        cards: list[int] = self.tx.doc(f"{self.game}:{seat}", [])
+        return cards
+
+    def add_to_hand(self, seat: int, cards: Sequence[int]) -> None:
+        self.hand(seat).extend(cards)
+
+    def remove_from_hand(self, seat: int, card: int) -> None:
+        self.hand(seat).remove(card)
 
 
 class Hands(ViewProjection):
@@ -30,42 +51,12 @@ class Hands(ViewProjection):
     def project(self, event: Any, tx: Transaction, position: int) -> None:
         """Other events only move the position."""
 
-    @staticmethod
-    def hand(tx: Transaction, game: object, seat: int) -> list[int]:
-        cards: list[int] = tx.doc(f"{game}:{seat}", [])
-        return cards
-
-    def take(self, tx: Transaction, game: object, card: int, source: str) -> None:
-        where = Location.parse(source)
-        if where.zone == "hand":
-            self.hand(tx, game, where.seat).remove(card)
-
     @project.register
-    def _dealt(self, event: CardsDealt, tx: Transaction, position: int) -> None:
-        for seat, cards in enumerate(event.hands):
-            self.hand(tx, game_key(event.originator_id), seat).extend(cards)
-
-    @project.register
-    def _drawn(self, event: CardsDrawn, tx: Transaction, position: int) -> None:
-        self.hand(tx, game_key(event.originator_id), event.player).extend(event.cards)
-
-    @project.register
-    def _discarded(self, event: CardDiscarded, tx: Transaction, position: int) -> None:
-        self.hand(tx, game_key(event.originator_id), event.player).remove(event.card)
-
-    @project.register
-    def _assembled(self, event: RecipeAssembled, tx: Transaction, position: int) -> None:
-        self.hand(tx, game_key(event.originator_id), event.player).remove(event.card)
-        for card, source in zip(event.components, event.sources, strict=True):
-            self.take(tx, game_key(event.originator_id), card, source)
-
-    @project.register
-    def _placed(self, event: RecipePlaced, tx: Transaction, position: int) -> None:
-        self.take(tx, game_key(event.originator_id), event.card, event.source)
-
-    @project.register
-    def _cast(self, event: SpellCast, tx: Transaction, position: int) -> None:
-        hand = self.hand(tx, game_key(event.originator_id), event.player)
-        hand.remove(event.spell)
-        if event.kind == "knowledge":  # R6.1: the cabinet card goes to hand
-            hand.append(present(event.card, "the card taken"))
+    def _moved(
+        self,
+        event: CardsDealt | CardsDrawn | CardDiscarded | RecipeAssembled | RecipePlaced | SpellCast,
+        tx: Transaction,
+        position: int,
+    ) -> None:
+        hands = SeatHands(tx, game_key(event.originator_id))
+        evolve_hands(hands, type(event).__name__, vars(event))

@@ -6,8 +6,9 @@ cards", not which. The full entries of those events wait under
 ``<game>:sealed`` (a private document, never served) and replace their
 redacted entries when the game ends; the sealed document is then deleted.
 
-Identity material stays out too: the seat token and organiser hashes, and
-the client's command ids (an idempotency key answers whoever presents it).
+What an entry shows of its event is the event's public disclosure
+(domain/disclosure.py): identity material (token hashes, command ids) stays
+out, and the hidden fields are replaced by their counts until the end.
 
 Keys, per game: ``<game>`` (the list of entries; the entry of version v is
 item v-1), ``<game>:names`` (names by seat, for the text), ``<game>:sealed``.
@@ -19,7 +20,7 @@ from typing import Any
 
 from eventsourcing.dispatch import singledispatchmethod
 
-from domain.chain import META_FIELDS
+from domain.disclosure import PUBLIC, disclose
 from domain.events import (
     CardDiscarded,
     CardsDealt,
@@ -44,14 +45,11 @@ from projections.base import ViewProjection, game_key
 from projections.view import Transaction
 
 Entry = dict[str, Any]
-PRIVATE_FIELDS = frozenset({"command", "token_hash", "organiser_hash"})
-NOT_LOGGED = META_FIELDS | PRIVATE_FIELDS | {"originator_topic"}
 
 
-def public_fields(event: Any) -> dict[str, Any]:
-    """An event's own fields, less identity material (hidden ones stay: the
-    callers for CardsDealt, CardsDrawn and GameCreated redact them)."""
-    return {k: v for k, v in vars(event).items() if k not in NOT_LOGGED}
+def shown(event: Any, *, ended: bool = False) -> dict[str, Any]:
+    """What anyone may see of an event, before or after the game's end."""
+    return disclose(type(event).__name__, vars(event), PUBLIC, ended=ended)
 
 
 def card(card_id: int | None) -> str:
@@ -80,24 +78,15 @@ class MoveLog(ViewProjection):
         """Events of other aggregates are not moves."""
 
     def log(self, tx: Transaction, event: Any, position: int, text: str) -> None:
-        """The entry of an event with nothing hidden: all its own fields."""
-        tx.append(
-            game_key(event.originator_id),
-            {
-                "position": position,
-                "version": event.originator_version,
-                "event": type(event).__name__,
-                "timestamp": event.timestamp.isoformat(),
-                **public_fields(event),
-                "text": text,
-            },
-        )
+        """The entry of an event with nothing hidden: all it shows."""
+        tx.append(game_key(event.originator_id), entry(event, position, **shown(event), text=text))
 
-    def seal(self, tx: Transaction, event: Any, public: Entry, full: Entry) -> None:
-        """Log the redacted entry; keep the full one for GameEnded."""
+    def seal(self, tx: Transaction, event: Any, position: int, text: str, full_text: str) -> None:
+        """Log the public entry; keep the full one for GameEnded."""
         game = game_key(event.originator_id)
-        tx.append(game, public)
+        tx.append(game, entry(event, position, **shown(event), text=text))
         sealed: dict[str, Entry] = tx.doc(f"{game}:sealed", {})
+        full = entry(event, position, **shown(event, ended=True), text=full_text)
         sealed[str(event.originator_version - 1)] = full
 
     @staticmethod
@@ -111,11 +100,9 @@ class MoveLog(ViewProjection):
 
     @project.register
     def _created(self, event: GameCreated, tx: Transaction, position: int) -> None:
-        fields = public_fields(event)
         guild = "with" if event.guild else "without"
         text = f"game created: draw {event.draw}, {guild} the Guild"
-        public = entry(event, position, **{k: v for k, v in fields.items() if k != "secret"})
-        self.seal(tx, event, {**public, "text": text}, {**public, **fields, "text": text})
+        self.seal(tx, event, position, text, text)
 
     @project.register
     def _joined(self, event: PlayerJoined, tx: Transaction, position: int) -> None:
@@ -129,25 +116,19 @@ class MoveLog(ViewProjection):
 
     @project.register
     def _dealt(self, event: CardsDealt, tx: Transaction, position: int) -> None:
-        counts = [len(hand) for hand in event.hands]
-        base = entry(event, position, counts=counts)
         text = "dealt " + ", ".join(
-            f"{self.who(tx, event, seat)} {count}" for seat, count in enumerate(counts)
+            f"{self.who(tx, event, seat)} {len(hand)}" for seat, hand in enumerate(event.hands)
         )
-        shown = "; ".join(
+        full = "; ".join(
             f"{self.who(tx, event, seat)}: {cards(hand)}" for seat, hand in enumerate(event.hands)
         )
-        public = {**base, "text": text}
-        full = {**base, "hands": event.hands, "text": f"dealt {shown}"}
-        self.seal(tx, event, public, full)
+        self.seal(tx, event, position, text, f"dealt {full}")
 
     @project.register
     def _drawn(self, event: CardsDrawn, tx: Transaction, position: int) -> None:
         n = len(event.cards)
         text = f"{self.who(tx, event, event.player)} drew {n} card{'s' if n != 1 else ''}"
-        base = entry(event, position, player=event.player, count=n)
-        full = {**base, "cards": event.cards, "text": f"{text}: {cards(event.cards)}"}
-        self.seal(tx, event, {**base, "text": text}, full)
+        self.seal(tx, event, position, text, f"{text}: {cards(event.cards)}")
 
     @project.register
     def _discarded(self, event: CardDiscarded, tx: Transaction, position: int) -> None:

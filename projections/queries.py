@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -19,6 +20,7 @@ from projections.leaderboard import Leaderboard
 from projections.move_log import MoveLog
 from projections.ports import ViewStore, namespace
 from projections.scoreboard import Scoreboard
+from projections.seats import Seats
 from projections.table import TableView
 from projections.view import APPLICATION_NAME
 
@@ -28,9 +30,22 @@ WAIT_TIMEOUT = 5.0
 class Queries:
     """Read-only queries over a view store."""
 
-    def __init__(self, store: ViewStore, application_name: str = APPLICATION_NAME) -> None:
+    def __init__(
+        self,
+        store: ViewStore,
+        application_name: str = APPLICATION_NAME,
+        *,
+        head: Callable[[], int] | None = None,
+    ) -> None:
         self.store = store
         self.application_name = application_name
+        self._head = head
+
+    def head(self) -> int:
+        """The log's last position: no view can ever show a later one."""
+        if self._head is None:
+            raise RuntimeError("these queries were opened without the event log's head")
+        return self._head()
 
     def _ns(self, projection: str, generation: str | None) -> str:
         return namespace(projection, generation or self.store.active_generation(projection))
@@ -51,24 +66,25 @@ class Queries:
 
     def wait_for(
         self,
-        projection: str,
+        projection: str | Sequence[str],
         position: int,
         timeout: float = WAIT_TIMEOUT,
         *,
         generation: str | None = None,
     ) -> None:
-        """Block until ``projection`` has reached ``position``, or raise
-        TimeoutError after ``timeout`` seconds."""
+        """Block until ``projection`` (or each of several) has reached
+        ``position``, or raise TimeoutError after ``timeout`` seconds."""
+        names = [projection] if isinstance(projection, str) else list(projection)
         deadline = time.monotonic() + timeout
         pause = 0.002
-        while True:
-            reached = self.position(projection, generation=generation)
+        while names:
+            reached = self.position(names[0], generation=generation)
             if reached is not None and reached >= position:
-                return
+                names.pop(0)
+                continue
             if time.monotonic() >= deadline:
                 raise TimeoutError(
-                    f"{projection} is at position {reached}, not yet {position} "
-                    f"(waited {timeout} s)"
+                    f"{names[0]} is at position {reached}, not yet {position} (waited {timeout} s)"
                 )
             time.sleep(pause)
             pause = min(pause * 2, 0.05)
@@ -87,6 +103,19 @@ class Queries:
         ns = self._ready(TableView.name, after, timeout, generation)
         text = self.store.get(ns, str(game_id))
         return None if text is None else dict(json.loads(text))
+
+    def seats(
+        self,
+        game_id: UUID | str,
+        *,
+        after: int | None = None,
+        timeout: float = WAIT_TIMEOUT,
+        generation: str | None = None,
+    ) -> dict[str, int] | None:
+        """Token hash -> seat, for the seats of a game; None if unknown."""
+        ns = self._ready(Seats.name, after, timeout, generation)
+        text = self.store.get(ns, str(game_id))
+        return None if text is None else dict(json.loads(text)["seats"])
 
     def hand(
         self,

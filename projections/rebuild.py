@@ -37,19 +37,20 @@ from projections.ports import TrackingConflictError, ViewStore, namespace
 from projections.runner import decode_all, project_batch
 from projections.view import View
 
-BATCH_SIZE = 2000
+BATCH_SIZE = 2000  # events committed together
 Progress = Callable[[int], None]
 
 
 @dataclass(frozen=True)
 class Workers:
-    """Rebuild in ``count`` processes; each opens the store and the
-    application itself (``open_store`` must pickle: a module-level function
-    or a functools.partial of one)."""
+    """Rebuild in ``count`` processes; each opens the view store and the
+    application itself with these openers (infra/bootstrap.py's
+    ``rebuild_workers`` gives them), which must pickle: module-level
+    functions or functools.partial of them."""
 
     count: int
     open_store: Callable[[], ViewStore]
-    env: dict[str, str]
+    open_application: Callable[[], Application[Any]]
 
 
 # Rough cost of each projection per event, to share them out evenly.
@@ -169,13 +170,10 @@ def replay_in_processes(
 def _replay_group(
     workers: Workers, targets: list[tuple[str, str]], end: int, batch_size: int, reports: Any
 ) -> int:
-    from domain.application import Opus
     from projections.registry import PROJECTIONS
 
     store = workers.open_store()
-    # The parent has the log open already, tables made: workers creating them
-    # again at once would race in PostgreSQL's catalog.
-    app = Opus(env={**workers.env, "CREATE_TABLE": "n"})
+    app = workers.open_application()
     try:
         projections = [
             PROJECTIONS[name](View(store, name, generation, fresh=True))

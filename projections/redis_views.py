@@ -1,9 +1,9 @@
 """The Redis adapter of the view port: production.
 
-Key layout under a prefix (``opus:`` by default): ``<prefix><ns>:<key>`` for
-values — strings for documents, lists, sorted sets — ``<prefix><ns>~tracking``
-(a hash: application name -> position) and ``<prefix>~active:<projection>``
-(the generation queries read).
+Key layout under a prefix (``OPUS_REDIS_PREFIX``, ``opus:`` by default):
+``<prefix><ns>:<key>`` for values — strings for documents, lists, sorted
+sets — ``<prefix><ns>~tracking`` (a hash: application name -> position) and
+``<prefix>~active:<projection>`` (the generation queries read).
 
 A commit WATCHes the tracking hash (and the active pointer), checks the
 position, then sends the data and the new position in one MULTI/EXEC: Redis
@@ -48,7 +48,7 @@ def _translated(url: str) -> Iterator[None]:
 class RedisViewStore:
     """Views in Redis, every key under ``prefix``."""
 
-    def __init__(self, url: str, prefix: str = "opus:", *, timeout: float = 5.0) -> None:
+    def __init__(self, url: str, prefix: str, *, timeout: float = 5.0) -> None:
         self.url = url
         self.prefix = prefix
         # Any: redis-py 5 annotates the synchronous client's replies as

@@ -7,10 +7,11 @@ from projections.hands import Hands
 from projections.leaderboard import Leaderboard
 from projections.move_log import MoveLog
 from projections.scoreboard import Scoreboard
+from projections.seats import Seats
 from projections.table import TableView
 
 PROJECTIONS: dict[str, type[ViewProjection]] = {
-    cls.name: cls for cls in (TableView, Hands, Scoreboard, MoveLog, Leaderboard)
+    cls.name: cls for cls in (TableView, Hands, Scoreboard, MoveLog, Leaderboard, Seats)
 }
 
 

@@ -31,10 +31,12 @@ from eventsourcing.persistence import Notification
 from domain.application import Opus
 from projections.base import EventDecoder, ViewProjection
 from projections.ports import TrackingConflictError, ViewStore, ViewStoreUnavailableError
+from projections.queries import WAIT_TIMEOUT
 from projections.view import View
 
 log = logging.getLogger(__name__)
-BATCH_SIZE = 500
+BATCH_SIZE = 500  # events committed together at most
+RECONNECT_TIMEOUT = 30.0  # seconds an unreachable view store is retried
 
 
 class ProjectionError(Exception):
@@ -97,27 +99,29 @@ def project_batch(
 
 
 class ProjectionRunner:
-    """Runs one projection in a thread until stopped or failed."""
+    """Runs one projection in a thread until stopped or failed.
+
+    ``open_application`` opens the application whose log it follows
+    (infra/bootstrap.py gives one); the runner owns what it returns, and
+    closes it when it stops."""
 
     def __init__(
         self,
         projection_class: type[ViewProjection],
         store: ViewStore,
-        env: dict[str, str],
+        open_application: Callable[[], Opus],
         *,
         batch_size: int = BATCH_SIZE,
-        reconnect_timeout: float = 30.0,
-        application_factory: Callable[[dict[str, str]], Opus] = Opus,
+        reconnect_timeout: float = RECONNECT_TIMEOUT,
     ) -> None:
         self.projection_class = projection_class
         self.name = projection_class.name
         self.store = store
-        self.env = env
         self.batch_size = batch_size
         self.reconnect_timeout = reconnect_timeout
         # Opened here, in the caller's thread: runners started together in
         # threads would race to create PostgreSQL's tables and functions.
-        self.app = application_factory(env)
+        self.app = open_application()
         self.error: BaseException | None = None
         self.view: View | None = None
         self._reached_store = True
@@ -147,7 +151,7 @@ class ProjectionRunner:
     def is_running(self) -> bool:
         return self._thread.is_alive()
 
-    def wait(self, position: int, timeout: float = 5.0) -> None:
+    def wait(self, position: int, timeout: float = WAIT_TIMEOUT) -> None:
         """Read-your-writes: block until the view has reached ``position``."""
         deadline = time.monotonic() + timeout
         while True:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -55,9 +57,20 @@ class SQLiteViewStore:
             for statement in SCHEMA:
                 self._conn.execute(statement)
 
-    def _one(self, sql: str, params: tuple[Any, ...]) -> Any:
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        """The connection, for one read; SQLite's operational errors (a file
+        locked past the timeout, gone, or unreadable) as the port's, as the
+        Redis adapter translates Redis's connection errors."""
         with self._lock:
-            row = self._conn.execute(sql, params).fetchone()
+            try:
+                yield self._conn
+            except sqlite3.OperationalError as e:
+                raise ViewStoreUnavailableError(f"{self.path}: {e}") from e
+
+    def _one(self, sql: str, params: tuple[Any, ...]) -> Any:
+        with self._reading() as c:
+            row = c.execute(sql, params).fetchone()
         return None if row is None else row[0]
 
     # ---- reads ---------------------------------------------------------------
@@ -73,13 +86,13 @@ class SQLiteViewStore:
 
     def items(self, ns: str, key: str, start: int = 0) -> list[str]:
         sql = "SELECT value FROM view_lists WHERE ns=? AND key=? AND idx>=? ORDER BY idx"
-        with self._lock:
-            return [row[0] for row in self._conn.execute(sql, (ns, key, start))]
+        with self._reading() as c:
+            return [row[0] for row in c.execute(sql, (ns, key, start))]
 
     def scores(self, ns: str, key: str) -> dict[str, int]:
         sql = "SELECT member, score FROM view_zsets WHERE ns=? AND key=? ORDER BY member"
-        with self._lock:
-            return {member: score for member, score in self._conn.execute(sql, (ns, key))}
+        with self._reading() as c:
+            return {member: score for member, score in c.execute(sql, (ns, key))}
 
     def active_generation(self, projection: str) -> str:
         sql = "SELECT generation FROM view_active WHERE projection=?"
@@ -88,12 +101,11 @@ class SQLiteViewStore:
 
     def namespaces(self) -> list[str]:
         union = " UNION ".join(f"SELECT DISTINCT ns FROM {table}" for table in TABLES)
-        with self._lock:
-            return sorted(row[0] for row in self._conn.execute(union))
+        with self._reading() as c:
+            return sorted(row[0] for row in c.execute(union))
 
     def dump(self, ns: str) -> dict[str, Any]:
-        with self._lock:
-            c = self._conn
+        with self._reading() as c:
             docs = c.execute("SELECT key, value FROM view_docs WHERE ns=? ORDER BY key", (ns,))
             out: dict[str, Any] = {f"doc {key}": value for key, value in docs}
             lists: dict[str, list[str]] = {}

@@ -2,7 +2,7 @@
 
 ``SubscribableSQLiteApplicationRecorder`` is the library's SQLite recorder
 with ``subscribe``: select it with the environment variable
-``APPLICATION_RECORDER_TOPIC`` (infra/config.py does, for the projections).
+``APPLICATION_RECORDER_TOPIC`` (infra/bootstrap.py does, for every SQLite store).
 Its subscription is the library's own ``ListenNotifySubscription`` — the
 pull loop PostgreSQL's subscription runs on — woken by polling instead of
 LISTEN: every ``interval`` seconds across processes, and at once when a

@@ -32,8 +32,16 @@ _ABSENT = object()
 def dumps(value: Any) -> str:
     """The one serialisation of view values: the same value, the same bytes
     (compact, keys sorted, UTF-8 as is; orjson, ten times the standard
-    library's speed on these small documents)."""
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    library's speed on these small documents). A projection may keep a
+    document as a model with a ``to_json()`` (projections/table.py)."""
+    return orjson.dumps(value, default=_to_json, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def _to_json(value: Any) -> Any:
+    to_json = getattr(value, "to_json", None)
+    if to_json is None:
+        raise TypeError(f"{type(value).__name__} is not a view value")
+    return to_json()
 
 
 class Transaction:

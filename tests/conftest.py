@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 
 from domain.application import Opus
-from infra.config import test_postgres_env
+from infra.bootstrap import SUBSCRIBABLE_SQLITE_RECORDER, application_opener
+from infra.settings import Settings
+from tests.settings import test_postgres_env
 
 POSTGRES_ENV = test_postgres_env()
 
@@ -82,8 +84,14 @@ def views(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ViewsUnder
 @pytest.fixture
 def events_env(tmp_path: Path) -> dict[str, str]:
     """A fresh SQLite event store whose recorder can be subscribed to."""
-    from infra.config import projection_env
+    return {
+        "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+        "SQLITE_DBNAME": str(tmp_path / "e.db"),
+        "APPLICATION_RECORDER_TOPIC": SUBSCRIBABLE_SQLITE_RECORDER,
+    }
 
-    return projection_env(
-        {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "e.db")}
-    )
+
+def opener(env: Mapping[str, str]) -> Callable[[], Opus]:
+    """The composition root's opener of the application on these variables
+    (a projection runner's ``open_application``)."""
+    return application_opener(Settings.from_env(env))

@@ -14,11 +14,10 @@ from typing import IO
 
 import click
 
-from domain.application import Opus
 from domain.audit import Record, Verdict, group_by_game, verify_game
-from infra.config import store_env, view_store_settings
-from infra.eventlog import finished_games, public_line, read_records, secret_of
-from infra.stores import open_views
+from infra.bootstrap import open_application, open_views
+from infra.eventlog import export_lines, read_records
+from infra.settings import Settings
 from projections.audit import verify_views
 
 
@@ -42,10 +41,11 @@ def verify(game_id: str | None, path: IO[str] | None, views: bool) -> None:
     decided again by the rules; then check the views against a rebuild.
     Exits non-zero if anything fails."""
     app = None
+    settings = Settings.from_env()
     if path is not None:
         records: Iterable[Record] = _read_ndjson(path)
     else:
-        app = Opus(env=store_env())
+        app = open_application(settings)
         records = read_records(app)
     if game_id is not None:
         records = (r for r in records if r.aggregate_id == game_id)
@@ -65,7 +65,7 @@ def verify(game_id: str | None, path: IO[str] | None, views: bool) -> None:
     failed = sum(not v.ok for v in verdicts)
     click.echo(f"{len(verdicts)} games verified, {failed} failed")
     if app is not None and views and game_id is None:
-        store = open_views(view_store_settings())
+        store = open_views(settings)
         try:
             view_verdicts = verify_views(store, app)
         finally:
@@ -94,17 +94,7 @@ def _read_ndjson(lines: IO[str]) -> Iterator[Record]:
 def export(format_: str, after: int, output: IO[str]) -> None:
     """Stream the event log as NDJSON: position, aggregate_id, version, type,
     timestamp, payload, chain. Hidden information only for ended games."""
-    app = Opus(env=store_env())
+    app = open_application(Settings.from_env())
     for line in export_lines(app, after):
         output.write(line)
         output.write("\n")
-
-
-def export_lines(app: Opus, after: int = 0) -> Iterator[str]:
-    ended = finished_games(app)
-    secrets: dict[str, str] = {}
-    for record in read_records(app, after):
-        game = record.aggregate_id
-        if game not in secrets:
-            secrets[game] = secret_of(app, game)
-        yield public_line(record, game in ended, secrets[game])

@@ -2,7 +2,8 @@
 
 The event store comes from eventsourcing's variables (PERSISTENCE_MODULE,
 SQLITE_DBNAME, POSTGRES_*); the view store is Redis when REDIS_URL is set,
-else a SQLite file (OPUS_VIEWS_DBNAME, by default next to the events).
+else a SQLite file (OPUS_VIEWS_DBNAME, by default next to the events). Both
+are opened by infra/bootstrap.py from infra/settings.py's Settings.
 """
 
 from __future__ import annotations
@@ -11,35 +12,39 @@ import json
 import signal
 import sys
 import threading
-from functools import partial
+from dataclasses import replace
 from types import FrameType
 from typing import Any
 
 import click
 
-from domain.application import Opus
-from infra.config import projection_env, view_store_settings
-from infra.stores import open_views
+from infra.bootstrap import open_application, open_views, projection_runner, rebuild_workers
+from infra.settings import (
+    DEFAULT_REBUILD_BATCH_SIZE,
+    DEFAULT_RECONNECT_TIMEOUT,
+    DEFAULT_RUNNER_BATCH_SIZE,
+    Settings,
+)
 from projections.ports import ViewStoreError
 from projections.queries import Queries
-from projections.rebuild import Workers
 from projections.rebuild import rebuild as run_rebuild
 from projections.registry import PROJECTIONS, select
-from projections.runner import ProjectionError, ProjectionRunner
+from projections.runner import ProjectionError
 
 NAMES = click.Choice(sorted(PROJECTIONS))
 
 
-def _where(env: dict[str, str]) -> str:
-    return f"{env['PERSISTENCE_MODULE']} {env.get('SQLITE_DBNAME', '')}".rstrip()
-
-
 @click.command()
 @click.argument("projections", nargs=-1, type=NAMES)
-@click.option("--batch-size", default=500, show_default=True, type=click.IntRange(min=1))
+@click.option(
+    "--batch-size",
+    default=DEFAULT_RUNNER_BATCH_SIZE,
+    show_default=True,
+    type=click.IntRange(min=1),
+)
 @click.option(
     "--reconnect-timeout",
-    default=30.0,
+    default=DEFAULT_RECONNECT_TIMEOUT,
     show_default=True,
     help="Seconds to keep retrying an unreachable view store before failing.",
 )
@@ -50,8 +55,9 @@ def project(projections: tuple[str, ...], batch_size: int, reconnect_timeout: fl
     A projection that fails stops every runner and the command exits 1,
     naming the failing position; run it again to resume exactly there.
     """
-    env = projection_env()
-    settings = view_store_settings()
+    settings = replace(
+        Settings.from_env(), runner_batch_size=batch_size, reconnect_timeout=reconnect_timeout
+    )
     classes = select(projections)
     stopping = threading.Event()
 
@@ -59,18 +65,12 @@ def project(projections: tuple[str, ...], batch_size: int, reconnect_timeout: fl
         stopping.set()
 
     signal.signal(signal.SIGTERM, stop)
-    runners = [
-        ProjectionRunner(
-            cls,
-            open_views(settings),
-            env,
-            batch_size=batch_size,
-            reconnect_timeout=reconnect_timeout,
-        )
-        for cls in classes
-    ]
+    runners = [projection_runner(settings, cls) for cls in classes]
     names = ", ".join(cls.name for cls in classes)
-    click.echo(f"projecting {names}: events {_where(env)} -> views {settings.describe()}")
+    click.echo(
+        f"projecting {names}: events {settings.describe_events()} "
+        f"-> views {settings.views.describe()}"
+    )
     for runner in runners:
         runner.start()
     try:
@@ -103,7 +103,12 @@ def project(projections: tuple[str, ...], batch_size: int, reconnect_timeout: fl
     is_flag=True,
     help="Build into a fresh generation, then swap it in atomically.",
 )
-@click.option("--batch-size", default=2000, show_default=True, type=click.IntRange(min=1))
+@click.option(
+    "--batch-size",
+    default=DEFAULT_REBUILD_BATCH_SIZE,
+    show_default=True,
+    type=click.IntRange(min=1),
+)
 @click.option(
     "--workers",
     default=1,
@@ -126,10 +131,9 @@ def rebuild(
     """
     if as_of is not None and blue_green:
         raise click.UsageError("--as-of builds a view beside the live one; it is never swapped in")
-    env = projection_env()
-    settings = view_store_settings()
+    settings = replace(Settings.from_env(), rebuild_batch_size=batch_size)
     store = open_views(settings)
-    app = Opus(env=env)
+    app = open_application(settings)
     try:
         end = as_of if as_of is not None else (app.recorder.max_notification_id() or 0)
         with click.progressbar(length=max(end, 1), label="rebuilding", file=sys.stderr) as bar:
@@ -139,9 +143,9 @@ def rebuild(
                 select(projections),
                 as_of=as_of,
                 blue_green=blue_green,
-                batch_size=batch_size,
+                batch_size=settings.rebuild_batch_size,
                 progress=bar.update,
-                workers=Workers(workers, partial(open_views, settings), env),
+                workers=rebuild_workers(settings, workers),
             )
     except (ViewStoreError, ProjectionError) as e:
         raise click.ClickException(str(e)) from e
@@ -150,7 +154,7 @@ def rebuild(
         store.close()
     click.echo(
         f"rebuilt {', '.join(done.projections)} into generation {done.generation} "
-        f"of {settings.describe()} up to position {done.position} "
+        f"of {settings.views.describe()} up to position {done.position} "
         f"in {done.seconds:.2f} s ({done.rate:,.0f} positions/s; {done.events} events read)"
     )
     if as_of is not None:
@@ -170,7 +174,7 @@ def view(
 ) -> None:
     """Print a view as JSON: 'table GAME', 'hand GAME --seat N',
     'scoreboard GAME', 'log GAME', 'leaderboard', or 'position PROJECTION'."""
-    store = open_views(view_store_settings())
+    store = open_views(Settings.from_env())
     queries = Queries(store)
     options: dict[str, Any] = {"generation": generation, "after": after}
     try:

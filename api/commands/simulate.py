@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
-from domain.application import Opus
 from domain.bots import BOTS
 from domain.ruleset import DRAW_VARIANTS, MAX_PLAYERS, MIN_PLAYERS, RuleSet
 from domain.simulation import simulate as run_simulation
-from infra.config import store_env
+from infra.bootstrap import open_application
+from infra.settings import Settings
 
 
 @click.command()
@@ -22,9 +22,12 @@ from infra.config import store_env
 @click.option("--guild/--no-guild", default=True, show_default=True)
 def simulate(games: int, players: int, bot: str, seed: int, draw: str, guild: bool) -> None:
     """Play complete games with bots into the configured store; print a summary."""
-    env = store_env()
-    app = Opus(env=env)
-    summary = run_simulation(app, games, players, bot, seed, RuleSet(draw=draw, guild=guild))
-    click.echo(f"store: {env['PERSISTENCE_MODULE']} {env.get('SQLITE_DBNAME', '')}".rstrip())
+    settings = Settings.from_env()
+    app = open_application(settings)
+    try:
+        summary = run_simulation(app, games, players, bot, seed, RuleSet(draw=draw, guild=guild))
+    finally:
+        app.close()
+    click.echo(f"store: {settings.describe_events()}")
     for line in summary.lines():
         click.echo(line)

@@ -19,8 +19,8 @@ import psycopg
 import pytest
 import requests
 
-from api.commands_http import move_request
 from tests.conftest import POSTGRES_ENV
+from tests.moves_http import move_request
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 OPUS = str(Path(sys.executable).parent / "opus")

@@ -12,9 +12,10 @@ from click.testing import CliRunner
 from api.cli import main
 from domain.application import Opus
 from domain.simulation import simulate
-from infra.config import view_store_settings
-from infra.stores import open_views
+from infra.bootstrap import open_views
+from infra.settings import Settings
 from projections.ports import Changes, namespace
+from projections.registry import PROJECTIONS
 from projections.view import APPLICATION_NAME
 
 
@@ -44,9 +45,9 @@ def test_verify_compares_every_view_with_a_rebuild(environ: dict[str, str]) -> N
     assert runner.invoke(main, ["rebuild"]).exit_code == 0
     clean = runner.invoke(main, ["verify"])
     assert clean.exit_code == 0, clean.output
-    assert clean.stdout.count("equals a rebuild") == 5
+    assert clean.stdout.count("equals a rebuild") == len(PROJECTIONS)
 
-    store = open_views(view_store_settings())
+    store = open_views(Settings.from_env())
     ns = namespace("table", store.active_generation("table"))
     position = store.position(ns, APPLICATION_NAME)
     game = str(summary.game_ids[0])

@@ -15,19 +15,17 @@ from flask.testing import FlaskClient
 
 from api.app import create_app
 from domain.catalog import load_catalog
-from domain.events import HIDDEN_FIELDS
+from domain.disclosure import hidden_fields
 
 
 @pytest.fixture
 def app(tmp_path: Path) -> Iterator[Flask]:
     flask_app = create_app(
         {
-            "EVENT_STORE": {
-                "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-                "SQLITE_DBNAME": str(tmp_path / "events.db"),
-            },
+            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "SQLITE_DBNAME": str(tmp_path / "events.db"),
             "REDIS_URL": None,
-            "RUN_PROJECTIONS": False,
+            "OPUS_RUN_PROJECTIONS": "0",
         }
     )
     yield flask_app
@@ -214,7 +212,7 @@ def test_the_public_stream_carries_no_hidden_card(app: Flask) -> None:
     response.close()
     assert [m["version"] for m in messages] == list(range(1, len(messages) + 1))
     for m in messages:
-        for name in HIDDEN_FIELDS.get(m["type"], ()):
+        for name in hidden_fields(m["type"]):
             assert m["payload"][name].startswith("sealed:")
         assert state.secret not in json.dumps(m)
         cards_shown = {

@@ -13,12 +13,10 @@ from api.app import create_app
 
 _app = create_app(
     {
-        "EVENT_STORE": {
-            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-            "SQLITE_DBNAME": str(Path(tempfile.mkdtemp()) / "events.db"),
-        },
+        "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+        "SQLITE_DBNAME": str(Path(tempfile.mkdtemp()) / "events.db"),
         "REDIS_URL": None,
-        "RUN_PROJECTIONS": True,
+        "OPUS_RUN_PROJECTIONS": "1",
     }
 )
 schema = schemathesis.openapi.from_wsgi("/openapi.json", _app).exclude(

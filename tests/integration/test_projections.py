@@ -13,7 +13,6 @@ import re
 import threading
 import time
 from collections import Counter
-from functools import partial
 from typing import Any
 from uuid import UUID
 
@@ -22,21 +21,23 @@ from eventsourcing.persistence import Tracking
 
 from domain.application import Opus
 from domain.bots import BOTS
-from domain.chain import own_fields
+from domain.disclosure import own_fields
 from domain.events import CardsDrawn, GameEvent, PointsAwarded
 from domain.ruleset import RuleSet
 from domain.simulation import NAMES, play_game
-from domain.views import public_view
+from domain.table import public_view
+from infra.bootstrap import rebuild_workers
+from infra.settings import Settings
 from projections.base import EventDecoder
 from projections.ports import DEFAULT_GENERATION, Changes, TrackingConflictError, namespace
 from projections.queries import Queries
-from projections.rebuild import Workers, rebuild
+from projections.rebuild import rebuild
 from projections.registry import PROJECTIONS, select
 from projections.runner import ProjectionError, ProjectionRunner
 from projections.scoreboard import Scoreboard
-from projections.stores import open_view_store
 from projections.view import View
-from tests.conftest import REDIS_URL, ViewsUnderTest
+from tests.conftest import ViewsUnderTest, opener
+from tests.leaks import card_ids
 
 EXTRA_TABLE_FIELDS = ("game", "version", "position")
 
@@ -156,7 +157,7 @@ def app(events_env: dict[str, str]) -> Any:
 
 
 def run_all(views: ViewsUnderTest, env: dict[str, str]) -> list[ProjectionRunner]:
-    return [ProjectionRunner(cls, views.store, env).start() for cls in PROJECTIONS.values()]
+    return [ProjectionRunner(cls, views.store, opener(env)).start() for cls in PROJECTIONS.values()]
 
 
 def stop_all(runners: list[ProjectionRunner]) -> None:
@@ -264,13 +265,7 @@ def test_a_rebuild_in_worker_processes_gives_the_same_bytes(
         play_game(app, 3, "greedy", rng, secret=bytes([i + 30]) * 32)
     one = rebuild(views.store, app, select([]))
     single = dumps(views)
-    env = views.env
-    if views.kind == "sqlite":
-        opener = partial(open_view_store, "sqlite", sqlite_path=env["OPUS_VIEWS_DBNAME"])
-    else:
-        prefix = env["OPUS_REDIS_PREFIX"]
-        opener = partial(open_view_store, "redis", redis_url=REDIS_URL, redis_prefix=prefix)
-    shared = Workers(2, opener, events_env)
+    shared = rebuild_workers(Settings.from_env({**events_env, **views.env}), 2)
     two = rebuild(views.store, app, select([]), blue_green=True, workers=shared)
     assert two.position == one.position and two.generation != DEFAULT_GENERATION
     assert dumps(views) == single
@@ -391,7 +386,7 @@ def test_a_projection_error_stops_its_runner_at_the_failing_position_and_a_resta
     game_id = start_game(app, 3, 61)
     play_moves(app, game_id, 20, seed=61)
     Failing.fail_at = last_position(app) - 7
-    runner = ProjectionRunner(Failing, views.store, events_env).start()
+    runner = ProjectionRunner(Failing, views.store, opener(events_env)).start()
     with pytest.raises(ProjectionError) as raised:
         runner.run_forever(timeout=20)
     message = str(raised.value)
@@ -400,7 +395,7 @@ def test_a_projection_error_stops_its_runner_at_the_failing_position_and_a_resta
     assert not runner.is_running or runner.join(5) is None
     queries = Queries(views.store)
     assert queries.position("scoreboard") == Failing.fail_at - 1  # the events before it landed
-    with ProjectionRunner(Scoreboard, views.store, events_env) as fixed:
+    with ProjectionRunner(Scoreboard, views.store, opener(events_env)) as fixed:
         fixed.wait(last_position(app), timeout=20)
     board = queries.scoreboard(game_id)
     assert board is not None
@@ -408,44 +403,6 @@ def test_a_projection_error_stops_its_runner_at_the_failing_position_and_a_resta
 
 
 # ---- hidden information -----------------------------------------------------------
-
-# Integers in public views that are not card ids.
-NOT_CARDS = {
-    "version",
-    "position",
-    "deck_size",
-    "hand_sizes",
-    "scores",
-    "winners",
-    "turn",
-    "seat",
-    "player",
-    "owner",
-    "next_player",
-    "points",
-    "cause_version",
-    "stage",
-    "stage_points",
-    "players",
-    "count",
-    "counts",
-    "games",
-    "wins",
-    "rank",
-}
-
-
-def card_ids(value: Any, key: str = "") -> set[int]:
-    """Every integer in a public view that is not known to be something else."""
-    if isinstance(value, bool) or key in NOT_CARDS:
-        return set()
-    if isinstance(value, int):
-        return {value}
-    if isinstance(value, dict):
-        return set().union(*(card_ids(v, str(k)) for k, v in value.items()))
-    if isinstance(value, list):
-        return set().union(*(card_ids(v, key) for v in value))
-    return set()
 
 
 def strings(value: Any) -> str:

@@ -29,7 +29,7 @@ from projections.rebuild import rebuild
 from projections.redis_views import RedisViewStore
 from projections.registry import PROJECTIONS, select
 from projections.runner import ProjectionRunner
-from tests.conftest import ViewsUnderTest
+from tests.conftest import ViewsUnderTest, opener
 
 OPUS = str(Path(sys.executable).parent / "opus")
 # The same `opus project` command without the rest of the CLI (Flask and the
@@ -211,7 +211,9 @@ def test_a_runner_reconnects_when_redis_restarts_and_resumes_exactly_once(
     store = RedisViewStore(redis_server.url, "opus:", timeout=1.0)
     app = Opus(env=events_env)
     rng = random.Random(5)
-    runners = [ProjectionRunner(cls, store, events_env).start() for cls in PROJECTIONS.values()]
+    runners = [
+        ProjectionRunner(cls, store, opener(events_env)).start() for cls in PROJECTIONS.values()
+    ]
     try:
         play_game(app, 3, "greedy", rng)
         first = app.recorder.max_notification_id() or 0
@@ -243,7 +245,9 @@ def test_a_runner_fails_loudly_when_redis_stays_down(
     store = RedisViewStore(redis_server.url, "opus:", timeout=0.5)
     app = Opus(env=events_env)
     play_game(app, 2, "greedy", random.Random(6))
-    runner = ProjectionRunner(PROJECTIONS["table"], store, events_env, reconnect_timeout=1.0)
+    runner = ProjectionRunner(
+        PROJECTIONS["table"], store, opener(events_env), reconnect_timeout=1.0
+    )
     runner.start()
     runner.wait(app.recorder.max_notification_id() or 0, timeout=20)
     redis_server.kill()

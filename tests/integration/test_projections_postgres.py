@@ -18,7 +18,7 @@ from projections.queries import Queries
 from projections.rebuild import rebuild
 from projections.registry import PROJECTIONS, select
 from projections.runner import ProjectionRunner
-from tests.conftest import POSTGRES_ENV, ViewsUnderTest
+from tests.conftest import POSTGRES_ENV, ViewsUnderTest, opener
 
 pytestmark = pytest.mark.postgres
 
@@ -43,7 +43,9 @@ def test_runners_follow_postgres_live_and_a_rebuild_gives_the_same_bytes(
 ) -> None:
     app = Opus(env=pg_env)
     queries = Queries(views.store)
-    runners = [ProjectionRunner(cls, views.store, pg_env).start() for cls in PROJECTIONS.values()]
+    runners = [
+        ProjectionRunner(cls, views.store, opener(pg_env)).start() for cls in PROJECTIONS.values()
+    ]
     try:
         game_id, _ = play_game(app, 3, "greedy", random.Random(1))
         outcome = app.join(app.create_game(), "Ada")

@@ -81,7 +81,6 @@ def assert_invariants(app: Opus, game_id: Any) -> None:
     zones = Counter(state.all_zones())
     deck = Counter(CATALOG.base_deck + (CATALOG.guild_deck if state.rules.guild else ()))
     assert zones == deck, "R1.3: every card is in exactly one zone"
-    assert not state.transit
     totals = [0] * state.players
     for event in app.repository.event_store.get(game_id):
         if isinstance(event, PointsAwarded):

@@ -28,7 +28,7 @@ from domain.errors import (
 )
 from domain.moves import Assemble, Cast, Discard, Place
 from domain.state import CATALOG, GAP
-from domain.views import public_view
+from domain.table import public_view
 from tests.builders import Position, kinds, of_kind, points
 
 ADA_ALBEDO = (6, 14, 38, 44, 49, 67)  # stages 1-6 of S1's albedo column

@@ -16,13 +16,16 @@ import pytest
 
 from domain.bots import random_bot
 from domain.catalog import RECIPE_KINDS, STONES
+from domain.disclosure import disclose
+from domain.disclosure import seat as seat_audience
 from domain.errors import GuildOffError, RuleError, SetupError
+from domain.events import CardsDealt
 from domain.game import Game
 from domain.moves import Discard, Place
 from domain.ruleset import RuleSet
 from domain.shuffle import shuffle, shuffle_seed
 from domain.state import CARDS, CATALOG
-from domain.views import player_view, public_view
+from domain.table import public_view
 from tests.builders import NAMES, SECRET, Position, all_cards, of_kind, started_game
 
 
@@ -119,8 +122,11 @@ def test_R1_3_hands_are_secret_and_the_deck_face_down() -> None:
     assert view["deck_size"] == len(state.deck)
     assert view["secret"] is None
     assert view["cabinet"] == {stack: cards[-1] for stack, cards in state.cabinet.items()}
-    assert player_view(state, 1)["hand"] == state.hands[1]
-    assert str(state.hands[0]) not in json.dumps(player_view(state, 1)["hand"])
+    dealt = next(e for e in game.collect_events() if isinstance(e, CardsDealt))
+    seen = disclose("CardsDealt", vars(dealt), seat_audience(1), ended=False)
+    assert seen["hands"] == [None, state.hands[1]]
+    assert seen["counts"] == [4, 4]
+    assert str(state.hands[0][:4])[1:-1] not in json.dumps(seen)
 
 
 def test_R1_4_one_sequence_card_per_player_and_nine_guild_cards_in_the_deck() -> None:

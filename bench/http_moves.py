@@ -4,18 +4,10 @@ From one run it prints commands/s and p50/p99 latency of the move POSTs with
 16 concurrent clients (each playing its own game: ask for the legal moves,
 post one) through gunicorn on PostgreSQL + Redis, next to the same loop run
 in-process against the application service on the same store, and the ratio.
-Run: ``python bench/http.py [--clients 16] [--moves 60]``.
+Run: ``python bench/http_moves.py [--clients 16] [--moves 60]``.
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# This file is named http.py: keep its folder off the import path, or it
-# would stand in for the standard library's http package.
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 import argparse
 import multiprocessing
@@ -24,19 +16,21 @@ import random
 import socket
 import statistics
 import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import requests
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from api.commands_http import move_request
 from domain.application import Opus
-from domain.moves import move_from_dict, move_to_dict
-from infra.config import test_postgres_env
+from domain.moves import move_to_dict
+from tests.moves_http import move_from_dict, move_request
+from tests.settings import test_postgres_env
 
+ROOT = Path(__file__).resolve().parent.parent
 POSTGRES = test_postgres_env()
 
 

@@ -1,0 +1,129 @@
+"""Who may see what of an event: the one disclosure policy (R1.3, R9).
+
+Each event class declares its ``hidden`` and ``identity`` fields
+(domain/events.py); ``disclose`` applies that declaration for an audience,
+and everything that shows an event to someone goes through it: the chain's
+sealing (domain/chain.py), the export and the live stream (the auditor's
+form), the move log, the public table and the hands (projections/).
+
+The audiences:
+
+- ``PUBLIC``: anyone watching. No hidden value until the game has ended,
+  only its summary (how many cards were dealt or drawn); no identity field.
+- ``seat(k)``: a player. As the public, and the cards of seat k itself: its
+  draws, its part of the deal.
+- ``ORGANISER``: as the public, and the identity fields (the token hashes
+  of the seats it admitted). An organiser never sees a hand: an arbiter who
+  could would be a leak.
+- ``AUDITOR``: anyone checking the log: the event as the hash chain covers
+  it. Hidden values are sealed (``seal``, domain/chain.py) until the game
+  has ended, then in clear; identity fields are kept, because the chain is
+  computed over them — a seat's token hash and a command id are part of
+  what was recorded, and an export without them could not be checked. They
+  disclose nothing: a token hash is SHA-256 of 32 random bytes, a command id
+  a hash of the caller's key within the caller's token. The move log and the
+  views are for players, who have no use for them, so they leave them out.
+
+Payloads are an event's own fields: ``disclose`` drops the envelope
+(id, version, timestamp, chain, topic) if it is given ``vars(event)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from domain.events import EVENT_TYPES, Hidden
+
+ENVELOPE = frozenset(
+    {"originator_id", "originator_version", "timestamp", "chain", "originator_topic"}
+)
+Seal = Callable[[Any], str]
+
+
+@dataclass(frozen=True)
+class Audience:
+    kind: Literal["public", "seat", "organiser", "auditor"]
+    seat: int | None = None
+
+
+PUBLIC = Audience("public")
+ORGANISER = Audience("organiser")
+AUDITOR = Audience("auditor")
+
+
+def seat(k: int) -> Audience:
+    return Audience("seat", k)
+
+
+@dataclass(frozen=True)
+class Policy:
+    hidden: Mapping[str, Hidden]
+    identity: frozenset[str]
+    # what a viewer's payload leaves out before hidden values are summarised
+    left_out: frozenset[str]
+    left_out_by_organiser: frozenset[str]
+
+
+def _policy(cls: type[Any]) -> Policy:
+    hidden: Mapping[str, Hidden] = cls.hidden
+    identity = frozenset(cls.identity)
+    return Policy(
+        hidden,
+        identity,
+        ENVELOPE | identity | frozenset(hidden),
+        ENVELOPE | frozenset(hidden),
+    )
+
+
+POLICIES: dict[str, Policy] = {name: _policy(cls) for name, cls in EVENT_TYPES.items()}
+
+
+def own_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """An event's own fields: everything but its envelope."""
+    return {k: v for k, v in fields.items() if k not in ENVELOPE}
+
+
+def hidden_fields(event_type: str) -> tuple[str, ...]:
+    """The hidden fields of an event type (none for an unknown type)."""
+    policy = POLICIES.get(event_type)
+    return tuple(policy.hidden) if policy else ()
+
+
+def disclose(
+    event_type: str,
+    fields: Mapping[str, Any],
+    audience: Audience,
+    *,
+    ended: bool,
+    seal: Seal | None = None,
+) -> dict[str, Any]:
+    """The event's own fields as ``audience`` may see them; ``ended``: the
+    game has ended (R9.3: then nothing is hidden). The auditor's form needs
+    ``seal`` for the hidden values of a game still running."""
+    policy = POLICIES[event_type]
+    if audience.kind == "auditor":
+        if ended or not policy.hidden:
+            return own_fields(fields)
+        if seal is None:
+            raise ValueError("the auditor's form of a running game's hidden fields needs a seal")
+        return {
+            k: seal(v) if k in policy.hidden else v for k, v in fields.items() if k not in ENVELOPE
+        }
+    left_out = policy.left_out_by_organiser if audience.kind == "organiser" else policy.left_out
+    shown = {k: v for k, v in fields.items() if k not in left_out}
+    for name, hidden in policy.hidden.items():
+        if name not in fields:
+            continue
+        value = fields[name]
+        if hidden.summary is not None and hidden.summarise is not None:
+            shown[hidden.summary] = hidden.summarise(value)
+        if ended:
+            shown[name] = value
+        elif audience.kind == "seat" and audience.seat is not None:
+            if hidden.seen_by == "player" and fields.get("player") == audience.seat:
+                shown[name] = value
+            elif hidden.seen_by == "by_seat":
+                shown[name] = [v if i == audience.seat else None for i, v in enumerate(value)]
+    return shown

@@ -1,0 +1,50 @@
+"""What each event does to the players' hands (R1.3): the one place that says
+which cards enter and leave a hand.
+
+``evolve_hands`` works on any ``HandZone``: the game state keeps the cards
+(domain/state.py), the public table only counts them (domain/table.py), and
+the hands projection keeps each seat's cards for that seat alone.
+Payloads are an event's own fields (``vars(event)`` of a Game event).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from domain.zones import Location
+
+# The events that deal or draw cards: their cards are hidden (domain/disclosure.py).
+DEALING_EVENTS = frozenset({"CardsDealt", "CardsDrawn"})
+
+
+class HandZone(Protocol):
+    def add_to_hand(self, seat: int, cards: Sequence[int]) -> None: ...
+
+    def remove_from_hand(self, seat: int, card: int) -> None: ...
+
+
+def evolve_hands(hands: HandZone, event_type: str, p: Mapping[str, Any]) -> None:
+    """Move cards into and out of hands as the event says."""
+    if event_type == "CardsDealt":  # R2.2
+        for seat, cards in enumerate(p["hands"]):
+            hands.add_to_hand(seat, cards)
+    elif event_type == "CardsDrawn":  # R3.1
+        hands.add_to_hand(p["player"], p["cards"])
+    elif event_type == "CardDiscarded":  # R4.1
+        hands.remove_from_hand(p["player"], p["card"])
+    elif event_type == "RecipeAssembled":  # R4.2: the recipe leaves the hand
+        hands.remove_from_hand(p["player"], p["card"])
+        for card, source in zip(p["components"], p["sources"], strict=True):
+            _leave_source(hands, card, source)
+    elif event_type == "RecipePlaced":  # R4.5, S5: straight from hand
+        _leave_source(hands, p["card"], p["source"])
+    elif event_type == "SpellCast":  # R6: the spell leaves the hand
+        hands.remove_from_hand(p["player"], p["spell"])
+        if p["kind"] == "knowledge":  # R6.1: the cabinet card joins it
+            hands.add_to_hand(p["player"], [p["card"]])
+
+
+def _leave_source(hands: HandZone, card: int, source: str) -> None:
+    if source.startswith("hand:"):
+        hands.remove_from_hand(Location.parse(source).seat, card)

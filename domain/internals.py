@@ -1,0 +1,77 @@
+"""Every use of ``eventsourcing`` below its public API, in one place.
+
+The rest of the code uses the library as documented (``Application``,
+``Aggregate``, recorders, ``Projection``). What is here reaches further, for
+speed or for what the public API lacks; tests/unit/test_internals.py and
+tests/integration/test_internals_stores.py fail if a 9.x release changes
+any of it:
+
+- ``evict``: drop an aggregate from the application's cache (the
+  repository's ``LRUCache`` and its ``evict`` flag);
+- ``event_from_fields``: a domain event made from its stored fields without
+  running the dataclass ``__init__`` (the mapper's own way, less its checks);
+- ``dispatcher_of``: the registry of a ``singledispatchmethod``;
+- ``positions_by_version``: which log position each event of one aggregate
+  has, by SQL on the library's own events table (the recorders offer no
+  such query).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import Application
+
+
+def evict(app: Application[Any], aggregate_id: UUID) -> None:
+    """Forget the cached copy of an aggregate: the next read loads it anew."""
+    cache = app.repository.cache
+    if cache:
+        with contextlib.suppress(KeyError):
+            cache.get(aggregate_id, evict=True)
+
+
+def event_from_fields(cls: type[Any], fields: dict[str, Any]) -> Any:
+    """An event of ``cls`` whose attributes are ``fields`` (its own fields
+    and its envelope, already decoded), as the library's mapper makes it."""
+    event = object.__new__(cls)
+    object.__setattr__(event, "__dict__", fields)
+    return event
+
+
+def dispatcher_of(cls: type[Any], method: str) -> Any:
+    """The ``functools`` dispatcher of ``cls``'s singledispatchmethod
+    ``method`` (its ``registry`` and ``dispatch``), registrations applied."""
+    getattr(cls, method)  # applies the registrations deferred until first use
+    for klass in cls.__mro__:
+        found = klass.__dict__.get(method)
+        if found is not None:
+            return found.dispatcher
+    raise TypeError(f"{cls.__name__} has no method {method}")
+
+
+def positions_by_version(app: Application[Any], aggregate_id: UUID) -> dict[int, int] | None:
+    """Version -> log position of one aggregate's events, by an indexed
+    lookup; None for a recorder without such a table (in memory)."""
+    recorder: Any = app.recorder
+    table = getattr(recorder, "events_table_name", None)
+    datastore = getattr(recorder, "datastore", None)
+    if table is None or datastore is None:
+        return None
+    if app.env.get("PERSISTENCE_MODULE", "").endswith("postgres"):
+        from psycopg import sql
+
+        query = sql.SQL(
+            "SELECT originator_version, notification_id FROM {}.{} WHERE originator_id = %s"
+        ).format(sql.Identifier(datastore.schema), sql.Identifier(table))
+        with datastore.transaction(commit=False) as cursor:
+            cursor.execute(query, (aggregate_id,))
+            return {row["originator_version"]: row["notification_id"] for row in cursor}
+    with datastore.transaction(commit=False) as cursor:
+        cursor.execute(
+            f"SELECT originator_version, rowid FROM {table} WHERE originator_id = ?",
+            (aggregate_id.hex,),  # the SQLite recorder keeps ids as hex
+        )
+        return {row[0]: row[1] for row in cursor.fetchall()}

@@ -1,0 +1,181 @@
+"""The composition root: every process opens its parts here, from ``Settings``.
+
+- ``open_application``: the application service on its event store (every
+  command, the HTTP service, each projection runner and rebuild worker);
+- ``open_views``: the view store (Redis or SQLite), the only way to open one;
+- ``projection_runner`` and ``rebuild_workers``: the read side's processes;
+- ``open_services``: the HTTP service's parts (api/app.py adds the routes).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from domain.application import Opus
+from infra.broker import Broker, InProcessBroker, RedisBroker
+from infra.idempotency import InProcessResponses, RedisResponses, ResponseCache
+from infra.settings import SQLITE, Settings, ViewStoreSettings, is_sqlite_file
+from projections.base import ViewProjection
+from projections.ports import ViewStore
+from projections.queries import Queries
+from projections.rebuild import Workers
+from projections.registry import PROJECTIONS
+from projections.runner import ProjectionRunner
+
+if TYPE_CHECKING:
+    from api.runtime import Services
+
+log = logging.getLogger(__name__)
+
+# eventsourcing 9.5 has no subscription for SQLite: projections/subscription.py adds one.
+SUBSCRIBABLE_SQLITE_RECORDER = "projections.subscription:SubscribableSQLiteApplicationRecorder"
+ATTEMPTS = 8  # to open the event store, when processes starting together race
+RUNNER_JOIN_SECONDS = 5.0  # how long closing the HTTP service waits for a runner
+
+
+# ---- the event store ------------------------------------------------------------------
+
+
+def application_env(settings: Settings, *, create_tables: bool = True) -> dict[str, str]:
+    """The variables ``Opus`` is opened with: the event store's settings, with a
+    SQLite recorder that can be subscribed to; without creating the tables
+    unless ``create_tables``."""
+    env = dict(settings.event_store)
+    if env["PERSISTENCE_MODULE"] == SQLITE:
+        env.setdefault("APPLICATION_RECORDER_TOPIC", SUBSCRIBABLE_SQLITE_RECORDER)
+    if not create_tables:
+        env["CREATE_TABLE"] = "n"
+    return env
+
+
+def open_application(settings: Settings, *, create_tables: bool = True) -> Opus:
+    """The application on the configured event store, retried: processes
+    starting together (API workers, projection runners) race to create the
+    PostgreSQL tables, and the loser gets a transient catalog error ("tuple
+    concurrently updated"). ``create_tables=False`` for a process that
+    starts beside one which has made them already (rebuild workers)."""
+    env = application_env(settings, create_tables=create_tables)
+    dbname = env.get("SQLITE_DBNAME", "")
+    if env["PERSISTENCE_MODULE"] == SQLITE and is_sqlite_file(dbname):
+        Path(dbname).parent.mkdir(parents=True, exist_ok=True)
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            return Opus(env=env)
+        except Exception as e:
+            if attempt == ATTEMPTS or not _transient(e):
+                raise
+            log.warning("opening the event store failed (%s); retrying", e)
+            time.sleep(0.05 * attempt + random.random() * 0.05)
+    raise AssertionError("unreachable")
+
+
+def application_opener(settings: Settings, *, create_tables: bool = True) -> Callable[[], Opus]:
+    """``open_application`` of these settings, to call later or in another
+    process (it pickles)."""
+    return partial(open_application, settings, create_tables=create_tables)
+
+
+def _transient(error: BaseException) -> bool:
+    text = str(error)
+    return "concurrently updated" in text or "already exists" in text or "duplicate key" in text
+
+
+# ---- the view store ---------------------------------------------------------------------
+
+
+def open_views(settings: Settings | ViewStoreSettings) -> ViewStore:
+    """The view store the settings name: Redis or SQLite (each client is
+    imported only if used)."""
+    views = settings.views if isinstance(settings, Settings) else settings
+    if views.kind == "redis":
+        from projections.redis_views import RedisViewStore
+
+        return RedisViewStore(views.redis_url, views.redis_prefix)
+    if views.kind == "sqlite":
+        from projections.sqlite_views import SQLiteViewStore
+
+        return SQLiteViewStore(views.sqlite_path)
+    raise ValueError(f"no view store of kind {views.kind!r}")
+
+
+# ---- the read side's processes ----------------------------------------------------------
+
+
+def projection_runner(
+    settings: Settings, projection_class: type[ViewProjection]
+) -> ProjectionRunner:
+    """A runner of the projection (not started) on a view store and an
+    application of its own; stopping it closes the application, its caller
+    closes ``runner.store``."""
+    return ProjectionRunner(
+        projection_class,
+        open_views(settings),
+        application_opener(settings),
+        batch_size=settings.runner_batch_size,
+        reconnect_timeout=settings.reconnect_timeout,
+    )
+
+
+def rebuild_workers(settings: Settings, count: int) -> Workers:
+    """``count`` rebuild processes, each opening the configured stores. The
+    parent has the log open already, its tables made: workers creating them
+    again at once would race in PostgreSQL's catalog."""
+    return Workers(
+        count,
+        partial(open_views, settings),
+        application_opener(settings, create_tables=False),
+    )
+
+
+# ---- the HTTP service ---------------------------------------------------------------------
+
+
+def open_services(settings: Settings) -> Services:
+    """The HTTP service's parts: the application, the live-event broker and
+    the response cache (Redis when configured, under its prefix, else in this
+    process), the queries on the view store and, when ``run_projections``,
+    a started runner per projection. ``Services.close`` closes them all."""
+    from api.runtime import Services  # Flask: only the HTTP service imports it
+
+    application = open_application(settings)
+    broker: Broker
+    responses: ResponseCache
+    if settings.redis_url:
+        redis_broker = RedisBroker(settings.redis_url, settings.redis_prefix)
+        broker = redis_broker
+        responses = RedisResponses(redis_broker.client, settings.redis_prefix)
+    else:
+        broker = InProcessBroker()
+        responses = InProcessResponses()
+    store = open_views(settings)
+    services = Services(
+        application,
+        broker,
+        responses,
+        views=Queries(store, head=partial(_log_head, application)),
+        query_wait_seconds=settings.query_wait_seconds,
+    )
+    services.closers.extend([application.close, broker.close, store.close])
+    if settings.run_projections:
+        for cls in PROJECTIONS.values():
+            runner = projection_runner(settings, cls).start()
+            services.closers.append(partial(_close_runner, runner))
+    return services
+
+
+def _log_head(application: Opus) -> int:
+    """The log's last position (0 when empty)."""
+    return application.recorder.max_notification_id() or 0
+
+
+def _close_runner(runner: ProjectionRunner) -> None:
+    runner.stop()
+    runner.join(RUNNER_JOIN_SECONDS)
+    if not runner.is_running:
+        runner.store.close()

@@ -1,0 +1,210 @@
+"""The settings: read once from the environment, the one place that reads it.
+
+``Settings.from_env()`` gives a frozen value; the composition root
+(infra/bootstrap.py) opens everything from it. Every default is a constant
+here (the read side's are its own modules' constants, named here).
+
+The event store uses ``eventsourcing``'s own variables, so anyone who knows
+the library knows ours: ``PERSISTENCE_MODULE`` (``eventsourcing.sqlite`` by
+default, ``eventsourcing.postgres``, or ``eventsourcing.popo`` in memory),
+``SQLITE_DBNAME`` (default ``./var/opus.db``) and ``POSTGRES_*``. Ours:
+
+- ``REDIS_URL``: views, live-event fan-out and the response cache in Redis,
+  every key and channel under ``OPUS_REDIS_PREFIX`` (default ``opus:``);
+- ``OPUS_VIEWS_DBNAME``: the SQLite views when there is no Redis;
+- ``OPUS_RUN_PROJECTIONS`` (default 1): the HTTP service runs the projections
+  in threads; 0 leaves them to ``opus project`` processes;
+- ``OPUS_QUERY_WAIT_SECONDS`` (5): how long ``?after=`` waits at most;
+- ``OPUS_MAX_BODY_BYTES`` (64 KiB): the largest request body.
+
+The batch sizes and the reconnect timeout are the command line's options.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from projections.queries import WAIT_TIMEOUT
+from projections.rebuild import BATCH_SIZE as REBUILD_BATCH_SIZE
+from projections.runner import BATCH_SIZE as RUNNER_BATCH_SIZE
+from projections.runner import RECONNECT_TIMEOUT
+
+# ---- defaults ---------------------------------------------------------------------
+
+DEFAULT_PERSISTENCE_MODULE = "eventsourcing.sqlite"
+DEFAULT_SQLITE_DBNAME = "./var/opus.db"
+DEFAULT_POSTGRES = {
+    "POSTGRES_DBNAME": "opus",
+    "POSTGRES_HOST": "127.0.0.1",
+    "POSTGRES_PORT": "5432",
+    "POSTGRES_USER": "postgres",
+    "POSTGRES_PASSWORD": "",
+}
+DEFAULT_VIEWS_DBNAME = "./var/views.db"
+DEFAULT_REDIS_PREFIX = "opus:"
+DEFAULT_RUN_PROJECTIONS = True
+DEFAULT_QUERY_WAIT_SECONDS = WAIT_TIMEOUT
+DEFAULT_MAX_BODY_BYTES = 64 * 1024
+DEFAULT_RUNNER_BATCH_SIZE = RUNNER_BATCH_SIZE
+DEFAULT_REBUILD_BATCH_SIZE = REBUILD_BATCH_SIZE
+DEFAULT_RECONNECT_TIMEOUT = RECONNECT_TIMEOUT
+
+SQLITE = "eventsourcing.sqlite"
+POSTGRES = "eventsourcing.postgres"
+FALSE = ("0", "no", "false")
+
+# eventsourcing's variables (each also read with the application's name as a
+# prefix, OPUS_...): the event store's settings keep these and no others.
+EVENTSOURCING_PREFIXES = ("PERSISTENCE_", "SQLITE_", "POSTGRES_")
+EVENTSOURCING_NAMES = frozenset(
+    {
+        "INFRASTRUCTURE_FACTORY",
+        "FACTORY_TOPIC",
+        "TRANSCODER_TOPIC",
+        "CIPHER_TOPIC",
+        "CIPHER_KEY",
+        "COMPRESSOR_TOPIC",
+        "MAPPER_TOPIC",
+        "IS_SNAPSHOTTING_ENABLED",
+        "APPLICATION_RECORDER_TOPIC",
+        "TRACKING_RECORDER_TOPIC",
+        "PROCESS_RECORDER_TOPIC",
+        "SINGLE_ROW_TRACKING",
+        "ORIGINATOR_ID_TYPE",
+        "CREATE_TABLE",
+        "AGGREGATE_CACHE_MAXSIZE",
+        "AGGREGATE_CACHE_FASTFORWARD",
+        "AGGREGATE_CACHE_FASTFORWARD_SKIPPING",
+        "DEEPCOPY_FROM_AGGREGATE_CACHE",
+    }
+)
+APPLICATION_PREFIX = "OPUS_"
+
+
+@dataclass(frozen=True)
+class ViewStoreSettings:
+    """Where the projections' views live: Redis, or a SQLite file."""
+
+    kind: str  # "redis" or "sqlite"
+    redis_url: str = ""
+    redis_prefix: str = DEFAULT_REDIS_PREFIX
+    sqlite_path: str = ""
+
+    def describe(self) -> str:
+        if self.kind == "redis":
+            return f"Redis {self.redis_url} (keys {self.redis_prefix}*)"
+        return f"SQLite {self.sqlite_path}"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a process of Opus is configured by. Build it with
+    ``from_env``; change a field with ``dataclasses.replace``."""
+
+    # eventsourcing's variables, defaults filled in, handed to the library as is
+    event_store: dict[str, str] = field(hash=False)
+    views: ViewStoreSettings
+    redis_url: str | None = None
+    redis_prefix: str = DEFAULT_REDIS_PREFIX
+    run_projections: bool = DEFAULT_RUN_PROJECTIONS
+    query_wait_seconds: float = DEFAULT_QUERY_WAIT_SECONDS
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    runner_batch_size: int = DEFAULT_RUNNER_BATCH_SIZE
+    rebuild_batch_size: int = DEFAULT_REBUILD_BATCH_SIZE
+    reconnect_timeout: float = DEFAULT_RECONNECT_TIMEOUT
+
+    @classmethod
+    def from_env(
+        cls,
+        environ: Mapping[str, str] | None = None,
+        *,
+        overrides: Mapping[str, str | None] | None = None,
+    ) -> Settings:
+        """The settings from ``environ`` (the process's environment by
+        default), with ``overrides`` over it (a variable set to None is unset)."""
+        env = dict(os.environ if environ is None else environ)
+        for name, value in (overrides or {}).items():
+            if value is None:
+                env.pop(name, None)
+            else:
+                env[name] = value
+        event_store = event_store_env(env)
+        redis_url = env.get("REDIS_URL") or None
+        redis_prefix = env.get("OPUS_REDIS_PREFIX", DEFAULT_REDIS_PREFIX)
+        return cls(
+            event_store=event_store,
+            views=_views(env, event_store, redis_url, redis_prefix),
+            redis_url=redis_url,
+            redis_prefix=redis_prefix,
+            run_projections=env.get("OPUS_RUN_PROJECTIONS", "1") not in FALSE,
+            query_wait_seconds=_number(
+                env, "OPUS_QUERY_WAIT_SECONDS", float, DEFAULT_QUERY_WAIT_SECONDS
+            ),
+            max_body_bytes=_number(env, "OPUS_MAX_BODY_BYTES", int, DEFAULT_MAX_BODY_BYTES),
+        )
+
+    @property
+    def persistence_module(self) -> str:
+        return self.event_store["PERSISTENCE_MODULE"]
+
+    def describe_events(self) -> str:
+        """The event store, for a command's first line."""
+        dbname = self.event_store.get("SQLITE_DBNAME", "")
+        return f"{self.persistence_module} {dbname}".rstrip()
+
+
+def event_store_env(env: Mapping[str, str]) -> dict[str, str]:
+    """eventsourcing's variables from ``env``, over the embedded defaults."""
+    events = {name: value for name, value in env.items() if _is_eventsourcing(name)}
+    events.setdefault("PERSISTENCE_MODULE", DEFAULT_PERSISTENCE_MODULE)
+    if events["PERSISTENCE_MODULE"] == SQLITE:
+        events.setdefault("SQLITE_DBNAME", DEFAULT_SQLITE_DBNAME)
+    if events["PERSISTENCE_MODULE"] == POSTGRES:
+        for name, value in DEFAULT_POSTGRES.items():
+            events.setdefault(name, value)
+    return events
+
+
+def is_sqlite_file(dbname: str) -> bool:
+    """A SQLite database name that is a file path (not in memory, not a URI)."""
+    return bool(dbname) and dbname != ":memory:" and not dbname.startswith("file:")
+
+
+def _is_eventsourcing(name: str) -> bool:
+    name = name.removeprefix(APPLICATION_PREFIX)
+    return name.startswith(EVENTSOURCING_PREFIXES) or name in EVENTSOURCING_NAMES
+
+
+def _views(
+    env: Mapping[str, str], events: Mapping[str, str], redis_url: str | None, prefix: str
+) -> ViewStoreSettings:
+    """Redis when ``REDIS_URL`` is set (keys under ``OPUS_REDIS_PREFIX``);
+    else SQLite at ``OPUS_VIEWS_DBNAME``, by default next to a SQLite event
+    store (``./var/opus.db`` -> ``./var/opus.views.db``), or ``./var/views.db``."""
+    if redis_url:
+        return ViewStoreSettings("redis", redis_url=redis_url, redis_prefix=prefix)
+    path = env.get("OPUS_VIEWS_DBNAME", "")
+    if not path:
+        dbname = events.get("SQLITE_DBNAME", "")
+        if events["PERSISTENCE_MODULE"] == SQLITE and is_sqlite_file(dbname):
+            path = str(Path(dbname).with_suffix(".views.db"))
+        else:
+            path = DEFAULT_VIEWS_DBNAME
+    return ViewStoreSettings("sqlite", sqlite_path=path)
+
+
+N = TypeVar("N", int, float)
+
+
+def _number(env: Mapping[str, str], name: str, kind: Callable[[str], N], default: N) -> N:
+    text = env.get(name)
+    if text is None:
+        return default
+    try:
+        return kind(text)
+    except ValueError:
+        raise ValueError(f"{name}={text!r} is not a number") from None

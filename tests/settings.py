@@ -1,0 +1,24 @@
+"""Settings of the tests and benchmarks only (bench/ imports them too)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+
+def test_postgres_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The PostgreSQL the tests and benchmarks use: ``OPUS_TEST_POSTGRES_DBNAME``,
+    ``…_HOST``, ``…_PORT``, ``…_USER``, ``…_PASSWORD`` (database ``test`` as
+    ``postgres`` on 127.0.0.1:5432 by default)."""
+    env = os.environ if environ is None else environ
+    return {
+        "PERSISTENCE_MODULE": "eventsourcing.postgres",
+        "POSTGRES_DBNAME": env.get("OPUS_TEST_POSTGRES_DBNAME", "test"),
+        "POSTGRES_HOST": env.get("OPUS_TEST_POSTGRES_HOST", "127.0.0.1"),
+        "POSTGRES_PORT": env.get("OPUS_TEST_POSTGRES_PORT", "5432"),
+        "POSTGRES_USER": env.get("OPUS_TEST_POSTGRES_USER", "postgres"),
+        "POSTGRES_PASSWORD": env.get("OPUS_TEST_POSTGRES_PASSWORD", ""),
+    }
+
+
+test_postgres_env.__test__ = False  # type: ignore[attr-defined]  # pytest: not a test
