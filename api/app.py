@@ -12,13 +12,12 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Mapping
-from typing import Any
 
 from flask import Flask, Response, g, request
 from flask_smorest import Api
 
 from api import commands_http, health, queries_http, stream
-from api.errors import error_body, register_error_handlers
+from api.errors import register_error_handlers
 from api.runtime import Services
 from api.schemas import ErrorSchema
 from infra.bootstrap import open_services
@@ -28,7 +27,13 @@ log = logging.getLogger(__name__)
 
 
 class OpusApi(Api):
+    """flask-smorest's Api with the service's one error path (api/errors.py)
+    in place of the library's own HTTPException handler."""
+
     ERROR_SCHEMA = ErrorSchema
+
+    def _register_error_handlers(self) -> None:
+        register_error_handlers(self._app)
 
 
 def create_app(config: Settings | Mapping[str, str | None] | None = None) -> Flask:
@@ -55,14 +60,7 @@ def create_app(config: Settings | Mapping[str, str | None] | None = None) -> Fla
     api.spec.components.security_scheme("token", {"type": "http", "scheme": "bearer"})
     for blueprint in (commands_http.blp, queries_http.blp, stream.blp, health.blp):
         api.register_blueprint(blueprint)
-    register_error_handlers(app)
     register_idempotency(app, services)
-
-    @app.errorhandler(Exception)
-    def unexpected(e: Exception) -> Any:
-        log.exception("unexpected error")
-        return error_body(500, "internal error"), 500
-
     return app
 
 
@@ -70,7 +68,7 @@ def build_services(settings: Settings) -> Services:
     """The HTTP service's parts from the composition root (infra/bootstrap.py),
     each event the application records published to the game's live streams."""
     services = open_services(settings)
-    services.app.listeners.append(stream.publisher(services))
+    services.opus.listeners.append(stream.publisher(services))
     return services
 
 

@@ -96,7 +96,7 @@ class Games(MethodView):
         )
         token, digest = new_token()
         g.secret_in_response = True  # never kept for replay: tokens are shown once
-        result = services().app.create(variant, organiser_hash=digest, command=command_id())
+        result = services().opus.create(variant, organiser_hash=digest, command=command_id())
         assert result.game_id is not None
         if result.replayed:  # the token was shown once, to the first request
             token = ""
@@ -112,7 +112,7 @@ class Players(MethodView):
         returns the seat's secret token once."""
         token, digest = new_token()
         g.secret_in_response = True
-        result = services().app.join(
+        result = services().opus.join(
             game_id, args["name"], args["contribution"], token_hash=digest, command=command_id()
         )
         if result.replayed:
@@ -125,13 +125,13 @@ class Start(MethodView):
     @blp.response(200, OutcomeSchema)
     def post(self, game_id: UUID) -> dict[str, Any]:
         """Start the game (organiser token): deal and begin seat 0's turn (R2)."""
-        result = services().app.start(game_id, command=command_id(), organiser_hash=caller())
+        result = services().opus.start(game_id, command=command_id(), organiser_hash=caller())
         return outcome(game_id, result)
 
 
 def play(game_id: UUID, move: Move) -> dict[str, Any]:
     """Run one move for the seat whose token is sent (the service finds it)."""
-    result = services().app.play(
+    result = services().opus.play(
         game_id, move, expected_version(), command=command_id(), token_hash=caller()
     )
     return outcome(game_id, result)

@@ -8,6 +8,7 @@ identity, 413 body too large. No client input produces a 5xx.
 
 from __future__ import annotations
 
+import logging
 from http import HTTPStatus
 from typing import Any
 
@@ -22,6 +23,8 @@ from domain.errors import (
     RuleError,
     VersionClashError,
 )
+
+log = logging.getLogger(__name__)
 
 
 class ApiError(Exception):
@@ -93,6 +96,11 @@ def register_error_handlers(app: Flask) -> None:
             if name.lower() not in ("content-type", "content-length"):
                 response.headers[name] = value
         return response
+
+    @app.errorhandler(Exception)
+    def unexpected(e: Exception) -> ResponseReturnValue:
+        log.exception("unexpected error")
+        return _respond(error_body(500, "internal error"))
 
 
 def _fields(errors: dict[str, Any], prefix: str = "") -> list[str]:

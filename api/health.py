@@ -30,15 +30,14 @@ class Ready(MethodView):
         svc = services()
         checks: dict[str, str] = {}
         try:
-            svc.app.recorder.max_notification_id()
+            svc.views.head()
             checks["event_store"] = "ok"
         except Exception as e:  # readiness reports, it does not raise
             checks["event_store"] = f"unreachable: {type(e).__name__}"
-        if svc.views is not None:
-            try:
-                svc.views.position("table")
-                checks["view_store"] = "ok"
-            except Exception as e:
-                checks["view_store"] = f"unreachable: {type(e).__name__}"
+        try:
+            svc.views.position("table")
+            checks["view_store"] = "ok"
+        except Exception as e:
+            checks["view_store"] = f"unreachable: {type(e).__name__}"
         ok = all(v == "ok" for v in checks.values())
         return {"status": "ok" if ok else "unavailable", "checks": checks}, 200 if ok else 503

@@ -128,7 +128,7 @@ class LegalMovesQuery(MethodView):
     @blp.response(200, LegalMovesSchema)
     def get(self, game_id: UUID) -> dict[str, Any]:
         """Every move the engine would accept from your seat now (token)."""
-        seat, version, moves = services().app.legal_moves_of(game_id, caller())
+        seat, version, moves = services().opus.legal_moves_of(game_id, caller())
         return {"seat": seat, "version": version, "moves": [move_to_dict(m) for m in moves]}
 
 
@@ -138,7 +138,7 @@ class ExportQuery(MethodView):
     def get(self, game_id: UUID) -> Response:
         """The game's log as NDJSON (one event a line, with its chain value);
         hidden information only once the game has ended."""
-        records = game_export(services().app, game_id)
+        records = game_export(services().opus, game_id)
         if not records:
             raise GameNotFoundError(f"no game {game_id}")
 

@@ -11,14 +11,15 @@ from domain.application import Opus
 from infra.broker import Broker
 from infra.idempotency import ResponseCache
 from infra.settings import DEFAULT_QUERY_WAIT_SECONDS
+from projections.queries import Queries
 
 
 @dataclass
 class Services:
-    app: Opus
+    opus: Opus  # the application service: every command, and the decisions
     broker: Broker
     responses: ResponseCache
-    views: Any = None  # projections.queries.Queries
+    views: Queries  # the read side
     query_wait_seconds: float = DEFAULT_QUERY_WAIT_SECONDS
     closers: list[Any] = field(default_factory=list)
 

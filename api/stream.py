@@ -55,7 +55,7 @@ class Events(MethodView):
         """Server-sent events: the game's public events from ``Last-Event-ID``
         (a version; 0 for all) on, then live until the game ends."""
         svc = services()
-        svc.app.version(game_id)  # 404 for an unknown game
+        svc.opus.version(game_id)  # 404 for an unknown game
         raw = request.headers.get("Last-Event-ID") or request.args.get("after_version") or "0"
         after = int(raw) if re.fullmatch(r"[0-9]{1,18}", raw) else 0
         return Response(
@@ -70,7 +70,7 @@ def _stream(svc: Services, game_id: UUID, after: int) -> Iterator[str]:
     deadline = time.monotonic() + MAX_SECONDS
     with svc.broker.subscribe(key) as subscription:
         sent = after
-        for record in game_export(svc.app, game_id, after):
+        for record in game_export(svc.opus, game_id, after):
             yield sse(record.line(), record.version, record.type)
             sent = record.version
             if record.type == "GameEnded":
@@ -86,7 +86,7 @@ def _stream(svc: Services, game_id: UUID, after: int) -> Iterator[str]:
             if line["version"] > sent + 1:
                 # Messages were lost (a full queue, a reconnect): read the gap
                 # from the log, so the stream never skips an event.
-                for record in game_export(svc.app, game_id, sent):
+                for record in game_export(svc.opus, game_id, sent):
                     if record.version < line["version"]:
                         yield sse(record.line(), record.version, record.type)
             sent = line["version"]

@@ -120,7 +120,7 @@ def received_by_anyone(client: FlaskClient, game_id: str, position: int) -> dict
 def check_position(
     app: Flask, client: FlaskClient, game_id: str, tokens: list[str], position: int
 ) -> None:
-    service = app.extensions["opus"].app
+    service = app.extensions["opus"].opus
     events = list(service.repository.event_store.get(UUID(game_id)))
     knows = Knowledge(events)
     assert knows.ended or knows.unknown(PUBLIC), "the deck and the hands are hidden"

@@ -56,7 +56,7 @@ def new_game(client: FlaskClient, players: int = 2) -> tuple[str, str, list[str]
 
 
 def opus(app: Flask) -> Any:
-    return app.extensions["opus"].app
+    return app.extensions["opus"].opus
 
 
 def discardable(app: Flask, game_id: str, seat: int) -> int:
@@ -274,3 +274,13 @@ def test_one_seats_key_never_answers_for_another_seats_move(app: Flask) -> None:
 def test_an_unknown_games_export_is_not_found(client: FlaskClient) -> None:
     response = client.get(f"/games/{'1' * 8}-0000-0000-0000-{'0' * 12}/export")
     assert response.status_code == 404 and response.json["code"] == 404
+
+
+def test_one_error_path_answers_every_http_error(app: Flask) -> None:
+    """The service's own handler, not flask-smorest's, answers HTTP errors."""
+    from werkzeug.exceptions import HTTPException
+
+    handlers = app.error_handler_spec[None]
+    registered = [h for by_class in handlers.values() for h in by_class.values()]
+    assert all(h.__module__ == "api.errors" for h in registered), registered
+    assert handlers[None][HTTPException].__module__ == "api.errors"

@@ -34,7 +34,7 @@ from tests.conftest import ViewsUnderTest, opener
 OPUS = str(Path(sys.executable).parent / "opus")
 # The same `opus project` command without the rest of the CLI (Flask and the
 # HTTP app take longer to import than a kill interval): 0.3 s to start, not 0.5.
-PROJECT = [sys.executable, "-c", "from api.commands.projection import project; project()"]
+PROJECT = [sys.executable, "-c", "from api.cli.read_side import project; project()"]
 KILLS = 20
 
 

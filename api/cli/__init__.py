@@ -1,16 +1,16 @@
 """The ``opus`` command line: entry points over the application service.
 
-Each group of commands lives in ``api/commands/`` and is registered here.
+Each group of commands lives in ``api/cli/`` and is registered here.
 """
 
 from __future__ import annotations
 
 import click
 
-from api.commands.audit import export, verify
-from api.commands.projection import project, rebuild, view
-from api.commands.serve import serve
-from api.commands.simulate import simulate
+from api.cli.log import export, verify
+from api.cli.read_side import project, rebuild, view
+from api.cli.serve import serve
+from api.cli.simulate import simulate
 
 
 @click.group()

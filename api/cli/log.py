@@ -18,7 +18,7 @@ from domain.audit import Record, Verdict, group_by_game, verify_game
 from infra.bootstrap import open_application, open_views
 from infra.eventlog import export_lines, read_records
 from infra.settings import Settings
-from projections.audit import verify_views
+from projections.view_check import verify_views
 
 
 @click.command()
