@@ -85,6 +85,23 @@ def own_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in fields.items() if k not in ENVELOPE}
 
 
+# For the event types with no hidden field, what each kind of audience does
+# not see of them: the envelope, and the identity fields but for the
+# organiser and the auditor.
+_PLAIN: dict[str, dict[str, frozenset[str]]] = {
+    kind: {
+        name: ENVELOPE if kind in ("organiser", "auditor") else p.left_out
+        for name, p in POLICIES.items()
+        if not p.hidden
+    }
+    for kind in ("public", "seat", "organiser", "auditor")
+}
+
+# The event types with a hidden field: the only ones whose public form
+# differs from the event but for its envelope and identity fields.
+HIDING: frozenset[str] = frozenset(name for name, p in POLICIES.items() if p.hidden)
+
+
 def hidden_fields(event_type: str) -> tuple[str, ...]:
     """The hidden fields of an event type (none for an unknown type)."""
     policy = POLICIES.get(event_type)
@@ -102,16 +119,20 @@ def disclose(
     """The event's own fields as ``audience`` may see them; ``ended``: the
     game has ended (R9.3: then nothing is hidden). The auditor's form needs
     ``seal`` for the hidden values of a game still running."""
+    kind = audience.kind
+    plain = _PLAIN[kind].get(event_type)
+    if plain is not None:  # nothing hidden: the common case, kept lean for rebuilds
+        return {k: v for k, v in fields.items() if k not in plain}
     policy = POLICIES[event_type]
-    if audience.kind == "auditor":
-        if ended or not policy.hidden:
+    if kind == "auditor":
+        if ended:
             return own_fields(fields)
         if seal is None:
             raise ValueError("the auditor's form of a running game's hidden fields needs a seal")
         return {
             k: seal(v) if k in policy.hidden else v for k, v in fields.items() if k not in ENVELOPE
         }
-    left_out = policy.left_out_by_organiser if audience.kind == "organiser" else policy.left_out
+    left_out = policy.left_out_by_organiser if kind == "organiser" else policy.left_out
     shown = {k: v for k, v in fields.items() if k not in left_out}
     for name, hidden in policy.hidden.items():
         if name not in fields:
@@ -121,7 +142,7 @@ def disclose(
             shown[hidden.summary] = hidden.summarise(value)
         if ended:
             shown[name] = value
-        elif audience.kind == "seat" and audience.seat is not None:
+        elif kind == "seat" and audience.seat is not None:
             if hidden.seen_by == "player" and fields.get("player") == audience.seat:
                 shown[name] = value
             elif hidden.seen_by == "by_seat":

@@ -20,12 +20,12 @@ only as their counts.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from domain.catalog import STONES, Card, Catalog, load_catalog
-from domain.hands import DEALING_EVENTS, evolve_hands
+from domain.hands import DEALING_EVENTS, HAND_CHANGES
 from domain.zones import GAP, Location
 
 CATALOG: Catalog = load_catalog()
@@ -38,6 +38,10 @@ Status = Literal["open", "running", "ended"]
 def full_deck_size(guild: bool) -> int:
     """R2.2: the whole deck before the cabinet is dealt."""
     return len(CATALOG.base_deck) + (len(CATALOG.guild_deck) if guild else 0)
+
+
+def _handlers_of(cls: type) -> dict[str, Callable[[Any, Payload], None]]:
+    return {name[3:]: getattr(cls, name) for name in dir(cls) if name.startswith("on_")}
 
 
 @dataclass(kw_only=True)
@@ -118,15 +122,24 @@ class Table:
 
     # ---- changing ----------------------------------------------------------
 
-    def evolve(self, event_type: str, p: Payload) -> None:
-        """Apply one event (its payload: the event's own fields)."""
-        self.evolve_hands(event_type, p)
-        handler = getattr(self, "on_" + event_type, None)
-        if handler is not None:
-            handler(p)
+    # event type -> its ``on_<Event>`` method, found once per class
+    handlers: ClassVar[dict[str, Callable[[Any, Payload], None]]] = {}
+    # event type -> what it does to the hands (domain/hands.py)
+    hand_changes: ClassVar[dict[str, Callable[[Any, Payload], None]]] = HAND_CHANGES
 
-    def evolve_hands(self, event_type: str, p: Payload) -> None:
-        evolve_hands(self, event_type, p)  # type: ignore[arg-type]
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.handlers = _handlers_of(cls)
+
+    def evolve(self, event_type: str, p: Payload) -> None:
+        """Apply one event (its payload: the event's own fields): to the hands
+        (``add_to_hand``, ``remove_from_hand``), then to the table."""
+        change = self.hand_changes.get(event_type)
+        if change is not None:
+            change(self, p)
+        handler = self.handlers.get(event_type)
+        if handler is not None:
+            handler(self, p)
 
     def push(self, card: int) -> None:
         """A card onto its cabinet stack."""
@@ -211,6 +224,9 @@ class Table:
         self.revealed_secret = p["secret"]
 
 
+Table.handlers = _handlers_of(Table)
+
+
 @dataclass(kw_only=True)
 class PublicTable(Table):
     """The table as anyone watching sees it: hands and the deck are counts."""
@@ -230,9 +246,10 @@ class PublicTable(Table):
     def remove_from_hand(self, seat: int, card: int) -> None:
         self.hand_sizes[seat] -= 1
 
-    def evolve_hands(self, event_type: str, p: Payload) -> None:
-        if event_type not in DEALING_EVENTS:  # those carry counts only
-            evolve_hands(self, event_type, p)
+    # the dealing events carry counts only: on_CardsDealt, on_CardsDrawn count them
+    hand_changes: ClassVar[dict[str, Callable[[Any, Payload], None]]] = {
+        k: v for k, v in HAND_CHANGES.items() if k not in DEALING_EVENTS
+    }
 
     def on_GameStarted(self, p: Payload) -> None:
         super().on_GameStarted(p)

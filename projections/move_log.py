@@ -47,11 +47,6 @@ from projections.view import Transaction
 Entry = dict[str, Any]
 
 
-def shown(event: Any, *, ended: bool = False) -> dict[str, Any]:
-    """What anyone may see of an event, before or after the game's end."""
-    return disclose(type(event).__name__, vars(event), PUBLIC, ended=ended)
-
-
 def card(card_id: int | None) -> str:
     return "nothing" if card_id is None else f"{CARDS[card_id].name} ({card_id})"
 
@@ -60,13 +55,17 @@ def cards(card_ids: list[int]) -> str:
     return ", ".join(card(c) for c in card_ids) or "no cards"
 
 
-def entry(event: Any, position: int, **fields: Any) -> Entry:
+def entry(event: Any, position: int, text: str) -> Entry:
+    """An event's entry: where it stands, what anyone may see of it, and its
+    line of text."""
+    event_type = type(event).__name__
     return {
         "position": position,
         "version": event.originator_version,
-        "event": type(event).__name__,
+        "event": event_type,
         "timestamp": event.timestamp.isoformat(),
-        **fields,
+        **disclose(event_type, vars(event), PUBLIC, ended=False),
+        "text": text,
     }
 
 
@@ -79,15 +78,27 @@ class MoveLog(ViewProjection):
 
     def log(self, tx: Transaction, event: Any, position: int, text: str) -> None:
         """The entry of an event with nothing hidden: all it shows."""
-        tx.append(game_key(event.originator_id), entry(event, position, **shown(event), text=text))
+        event_type = type(event).__name__
+        tx.append(
+            game_key(event.originator_id),
+            {
+                "position": position,
+                "version": event.originator_version,
+                "event": event_type,
+                "timestamp": event.timestamp.isoformat(),
+                **disclose(event_type, vars(event), PUBLIC, ended=False),
+                "text": text,
+            },
+        )
 
     def seal(self, tx: Transaction, event: Any, position: int, text: str, full_text: str) -> None:
         """Log the public entry; keep the full one for GameEnded."""
         game = game_key(event.originator_id)
-        tx.append(game, entry(event, position, **shown(event), text=text))
+        public = entry(event, position, text)
+        tx.append(game, public)
+        revealed = disclose(type(event).__name__, vars(event), PUBLIC, ended=True)
         sealed: dict[str, Entry] = tx.doc(f"{game}:sealed", {})
-        full = entry(event, position, **shown(event, ended=True), text=full_text)
-        sealed[str(event.originator_version - 1)] = full
+        sealed[str(event.originator_version - 1)] = {**public, **revealed, "text": full_text}
 
     @staticmethod
     def names(tx: Transaction, event: GameEvent) -> list[str]:

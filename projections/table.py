@@ -18,7 +18,7 @@ from typing import Any
 
 from eventsourcing.dispatch import singledispatchmethod
 
-from domain.disclosure import PUBLIC, disclose
+from domain.disclosure import HIDING, PUBLIC, disclose
 from domain.events import GameCreated, GameEvent
 from domain.table import Doc, PublicTable
 from projections.base import ViewProjection, game_key
@@ -28,13 +28,14 @@ from projections.view import Transaction
 class GameTable:
     """The document under ``<game>``, kept as the model it is written from."""
 
-    __slots__ = ("game", "position", "table", "version")
+    __slots__ = ("batch", "game", "position", "table", "version")
 
     def __init__(self, game: str, table: PublicTable, version: int, position: int) -> None:
         self.game = game
         self.table = table
         self.version = version
         self.position = position
+        self.batch = 0  # the serial of the batch it is to be written in
 
     def to_json(self) -> Doc:
         doc = self.table.to_doc()
@@ -61,19 +62,35 @@ class TableView(ViewProjection):
         game = game_key(event.originator_id)
         public = disclose("GameCreated", vars(event), PUBLIC, ended=False)
         table = PublicTable(commitment=public["commitment"])
-        tx.put(game, GameTable(game, table, event.originator_version, position))
+        doc = GameTable(game, table, event.originator_version, position)
+        tx.put(game, doc)
+        doc.batch = tx.serial
 
     @project.register
     def _event(self, event: GameEvent, tx: Transaction, position: int) -> None:
         game = game_key(event.originator_id)
-        stacks = f"{game}:cabinet"
-        doc = tx.doc(game)  # a KeyError for a game never created: the projection stops
-        if not isinstance(doc, GameTable):  # read from the store
-            doc = GameTable.from_json(doc, tx.peek(stacks) or {})
-            tx.put(game, doc)
+        doc = tx.peek(game)
+        if type(doc) is not GameTable:
+            doc = self._load(tx, game, doc)
         event_type = type(event).__name__
-        doc.table.evolve(event_type, disclose(event_type, vars(event), PUBLIC, ended=False))
+        fields = vars(event)
+        # An event with no hidden field is read as it is: the table reads its
+        # public fields by name, never an identity field.
+        if event_type in HIDING:
+            fields = disclose(event_type, fields, PUBLIC, ended=False)
+        doc.table.evolve(event_type, fields)
         doc.version = event.originator_version
         doc.position = position
-        if doc.table.status != "open":
-            tx.put(stacks, doc.table.cabinet)
+        if doc.batch != tx.serial or event_type == "GameStarted":
+            # to be written when this batch commits, with its whole stacks
+            tx.put(game, doc)
+            if doc.table.status != "open":
+                tx.put(f"{game}:cabinet", doc.table.cabinet)
+            doc.batch = tx.serial
+
+    @staticmethod
+    def _load(tx: Transaction, game: str, stored: Any) -> GameTable:
+        """The table of a game as the store holds it."""
+        if stored is None:
+            raise KeyError(f"no table of game {game}: its GameCreated was never projected")
+        return GameTable.from_json(stored, tx.peek(f"{game}:cabinet") or {})

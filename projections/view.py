@@ -15,6 +15,7 @@ commit, when the whole cache is dropped.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -27,6 +28,7 @@ from projections.ports import Changes, ListChange, ViewStore, namespace
 APPLICATION_NAME = "Opus"  # the upstream application (domain.application.Opus.name)
 MAX_CACHED_DOCS = 50_000
 _ABSENT = object()
+_SERIALS = itertools.count(1)
 
 
 def dumps(value: Any) -> str:
@@ -49,6 +51,7 @@ class Transaction:
 
     def __init__(self, view: View) -> None:
         self._view = view
+        self.serial = next(_SERIALS)  # tells one batch from another, never reused
         self._dirty: set[str] = set()
         self._deleted: set[str] = set()
         self.lists: dict[str, ListChange] = {}
@@ -83,11 +86,17 @@ class Transaction:
         self._deleted.add(key)
 
     def append(self, key: str, value: Any) -> None:
-        self.lists.setdefault(key, ListChange()).appended.append(dumps(value))
+        self._list(key).appended.append(dumps(value))
 
     def replace(self, key: str, index: int, value: Any) -> None:
         """Replace a list item; applied after the batch's appends."""
-        self.lists.setdefault(key, ListChange()).replaced[index] = dumps(value)
+        self._list(key).replaced[index] = dumps(value)
+
+    def _list(self, key: str) -> ListChange:
+        change = self.lists.get(key)
+        if change is None:  # (not setdefault: a ListChange made per call costs)
+            change = self.lists[key] = ListChange()
+        return change
 
     def incr(self, key: str, member: str, amount: int) -> None:
         members = self.zsets.setdefault(key, {})

@@ -26,8 +26,8 @@ from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from api.app import create_app
 from domain.disclosure import AUDITOR, ORGANISER, PUBLIC, Audience, disclose, seat
+from tests.apps import embedded_app
 from tests.leaks import card_ids
 from tests.moves_http import move_request
 
@@ -38,15 +38,7 @@ ENVELOPE = {"originator_id", "originator_version", "timestamp", "chain", "origin
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
     folder: Path = tmp_path_factory.mktemp("disclosure")
-    flask_app = create_app(
-        {
-            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-            "SQLITE_DBNAME": str(folder / "events.db"),
-            "OPUS_VIEWS_DBNAME": str(folder / "views.db"),
-            "REDIS_URL": None,
-            "OPUS_RUN_PROJECTIONS": "1",
-        }
-    )
+    flask_app = embedded_app(folder, run_projections=True)
     yield flask_app
     flask_app.extensions["opus"].close()
 

@@ -13,21 +13,14 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from api.app import create_app
 from domain.catalog import load_catalog
 from domain.disclosure import hidden_fields
+from tests.apps import embedded_app
 
 
 @pytest.fixture
 def app(tmp_path: Path) -> Iterator[Flask]:
-    flask_app = create_app(
-        {
-            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-            "SQLITE_DBNAME": str(tmp_path / "events.db"),
-            "REDIS_URL": None,
-            "OPUS_RUN_PROJECTIONS": "0",
-        }
-    )
+    flask_app = embedded_app(tmp_path, run_projections=False)
     yield flask_app
     flask_app.extensions["opus"].close()
 

@@ -12,20 +12,13 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 
-from api.app import create_app
+from tests.apps import embedded_app
 
 
 @pytest.fixture(scope="module")
 def api_schema(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     folder: Path = tmp_path_factory.mktemp("fuzz")
-    app = create_app(
-        {
-            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-            "SQLITE_DBNAME": str(folder / "events.db"),
-            "REDIS_URL": None,
-            "OPUS_RUN_PROJECTIONS": "1",
-        }
-    )
+    app = embedded_app(folder, run_projections=True)
     yield schemathesis.openapi.from_wsgi("/openapi.json", app).exclude(
         path_regex=r".*/events$"  # a live stream: it ends only with its game
     )
