@@ -5,7 +5,7 @@ prints, for SQLite events -> SQLite views and PostgreSQL events -> Redis views:
 - the raw read rate: every notification selected from the store, in pages of
   the rebuild's batch size, through the library's ``select_notifications``
   (what any reader of the log pays, nothing decoded);
-- the rebuild rate of all five projections in one pass (``opus rebuild``),
+- the rebuild rate of all the projections in one pass (``opus rebuild``),
   in two processes (``opus rebuild --workers 2``), and, with ``--each``, of
   each projection alone; and each one's ratio to the raw rate.
 
@@ -39,6 +39,7 @@ from projections.rebuild import BATCH_SIZE, Workers, rebuild
 from projections.redis_views import RedisViewStore
 from projections.registry import PROJECTIONS, select
 from projections.sqlite_views import SQLiteViewStore
+from tests.redis_keys import drop_prefix
 from tests.settings import test_postgres_env
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,8 +48,8 @@ SCHEMA = "opus_bench"
 POSTGRES = {**test_postgres_env(), "POSTGRES_SCHEMA": SCHEMA}
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 COPY_CHUNK = 5000
-ALL = "all five projections"
-PARALLEL = "all five, 2 processes"
+ALL = "all projections"
+PARALLEL = "all projections, 2 processes"
 
 
 def say(text: str) -> None:
@@ -206,7 +207,7 @@ def main() -> None:
                     workers = rebuild_workers(Settings.from_env(redis), 2)
                     rates[PARALLEL] = timed_rebuild(postgres, redis_store, names, count, workers)
             finally:
-                redis_store.drop_prefix()
+                drop_prefix(REDIS_URL, prefix)
                 redis_store.close()
         report("PostgreSQL events -> Redis views", raw, rates)
 

@@ -33,7 +33,7 @@ from uuid import UUID
 
 import orjson
 
-from domain.disclosure import AUDITOR, disclose
+from domain.disclosure import AUDITOR, HIDING, disclose
 
 GENESIS = "0" * 64
 
@@ -83,7 +83,10 @@ def sealed_payload(
     secret: str, aggregate_id: UUID | str, version: int, type_: str, payload: dict[str, Any]
 ) -> dict[str, Any]:
     """The payload as the chain sees it: the auditor's form of a running
-    game (domain/disclosure.py), hidden fields sealed."""
+    game (domain/disclosure.py), hidden fields sealed. ``payload`` holds the
+    event's own fields: one with no hidden field is that form already."""
+    if type_ not in HIDING:
+        return payload
     return disclose(
         type_,
         payload,

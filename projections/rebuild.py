@@ -54,7 +54,14 @@ class Workers:
 
 
 # Rough cost of each projection per event, to share them out evenly.
-COSTS = {"move_log": 5.0, "table": 3.0, "scoreboard": 1.0, "hands": 1.0, "leaderboard": 0.2}
+COSTS = {
+    "move_log": 5.0,
+    "table": 3.0,
+    "scoreboard": 1.0,
+    "hands": 1.0,
+    "leaderboard": 0.2,
+    "seats": 0.2,
+}
 
 
 @dataclass

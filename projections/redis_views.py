@@ -99,13 +99,15 @@ class RedisViewStore:
 
     def namespaces(self) -> list[str]:
         start, end = len(self.prefix), -len(TRACKING)
-        return sorted(k[start:end] for k in self._scan(f"{_glob(self.prefix)}*{TRACKING}"))
+        return sorted(
+            k[start:end] for k in self._scan(f"{literal_pattern(self.prefix)}*{TRACKING}")
+        )
 
     def dump(self, ns: str) -> dict[str, Any]:
         start = len(self._key(ns, ""))
         out: dict[str, Any] = {}
         with _translated(self.url):
-            keys = sorted(self._scan(f"{_glob(self._key(ns, ''))}*"))
+            keys = sorted(self._scan(f"{literal_pattern(self._key(ns, ''))}*"))
             pipe = self.redis.pipeline(transaction=False)
             for key in keys:
                 pipe.type(key)
@@ -175,14 +177,7 @@ class RedisViewStore:
         self._call(lambda: self.redis.set(self._active(projection), generation))
 
     def drop(self, ns: str) -> None:
-        keys = [*self._scan(f"{_glob(self._key(ns, ''))}*"), self._tracking(ns)]
-        with _translated(self.url):
-            for i in range(0, len(keys), 1000):
-                self.redis.unlink(*keys[i : i + 1000])
-
-    def drop_prefix(self) -> None:
-        """Delete every key under this store's prefix (tests' clean-up)."""
-        keys = self._scan(f"{_glob(self.prefix)}*")
+        keys = [*self._scan(f"{literal_pattern(self._key(ns, ''))}*"), self._tracking(ns)]
         with _translated(self.url):
             for i in range(0, len(keys), 1000):
                 self.redis.unlink(*keys[i : i + 1000])
@@ -191,6 +186,6 @@ class RedisViewStore:
         self.redis.close()
 
 
-def _glob(text: str) -> str:
+def literal_pattern(text: str) -> str:
     """``text`` as a literal in a SCAN MATCH pattern."""
     return re.sub(r"([*?\[\]\\])", r"\\\1", text)

@@ -14,6 +14,7 @@ import pytest
 from domain.application import Opus
 from infra.bootstrap import SUBSCRIBABLE_SQLITE_RECORDER, application_opener
 from infra.settings import Settings
+from tests.redis_keys import drop_prefix
 from tests.settings import test_postgres_env
 
 POSTGRES_ENV = test_postgres_env()
@@ -77,7 +78,7 @@ def views(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ViewsUnder
     views = open_test_views(str(request.param), tmp_path)
     yield views
     if views.kind == "redis":
-        views.store.drop_prefix()
+        drop_prefix(REDIS_URL, views.env["OPUS_REDIS_PREFIX"])
     views.store.close()
 
 
