@@ -3,7 +3,8 @@
 ``{"code": <status>, "status": <reason>, "message": <text>, "errors": {...},
 "rule": <rule id or null>}``: 422 invalid input (naming the field), 404
 unknown id, 409 rule violation (with its rule id) or version clash, 401/403
-identity, 413 body too large. No client input produces a 5xx.
+identity, 413 body too large, 503 a view store that cannot be read. No
+client input produces a 5xx.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from domain.errors import (
     RuleError,
     VersionClashError,
 )
+from projections.ports import ViewStoreUnavailableError
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +69,11 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(VersionClashError)
     def clash(e: VersionClashError) -> ResponseReturnValue:
         return _respond(error_body(409, str(e)))
+
+    @app.errorhandler(ViewStoreUnavailableError)
+    def views_down(e: ViewStoreUnavailableError) -> ResponseReturnValue:
+        log.warning("view store unavailable: %s", e)
+        return _respond(error_body(503, "the views cannot be read now; retry shortly"))
 
     @app.errorhandler(NotAuthorisedError)
     def not_authorised(e: NotAuthorisedError) -> ResponseReturnValue:

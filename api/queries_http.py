@@ -86,6 +86,13 @@ class HandQuery(MethodView):
             if seats is None:
                 return None
             if digest not in seats:
+                reached = queries.position("seats") or 0
+                if reached < queries.head():  # the seat may have been taken since
+                    raise ApiError(
+                        503,
+                        f"the seats view is at position {reached}, behind the log: "
+                        "retry with after=<the position your join returned>",
+                    )
                 raise NotSeatedError()
             return queries.hand(game_id, seats[digest]) or []
 

@@ -16,15 +16,14 @@ from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import Recording
 from flask import Response, request, stream_with_context
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from api.runtime import Services, services
 from domain.audit import Record
-from domain.game import Game
-from infra.eventlog import game_export
+from domain.errors import GameNotFoundError
+from infra.eventlog import game_export, game_positions
 
 blp = Blueprint("stream", __name__, url_prefix="/games", description="Live public events")
 KEEPALIVE_SECONDS = 15.0
@@ -34,12 +33,9 @@ MAX_SECONDS = 3600.0
 def publisher(svc: Services) -> Any:
     """The application listener that fans each saved event out to the streams."""
 
-    def publish(game: Game, recordings: list[Recording[UUID]]) -> None:
-        for recording in recordings:
-            record = Record.of_event(recording.domain_event, recording.notification.id)
-            sealed = game.sealed.get(record.version)  # sealed once, for the chain
-            shown = record if sealed is None else record.sealed_as(sealed)
-            svc.broker.publish(record.aggregate_id, shown.line())
+    def publish(records: list[Record]) -> None:
+        for record in records:
+            svc.broker.publish(record.aggregate_id, record.line())
 
     return publish
 
@@ -55,7 +51,8 @@ class Events(MethodView):
         """Server-sent events: the game's public events from ``Last-Event-ID``
         (a version; 0 for all) on, then live until the game ends."""
         svc = services()
-        svc.opus.version(game_id)  # 404 for an unknown game
+        if not game_positions(svc.opus, game_id):
+            raise GameNotFoundError(f"no game {game_id}")
         raw = request.headers.get("Last-Event-ID") or request.args.get("after_version") or "0"
         after = int(raw) if re.fullmatch(r"[0-9]{1,18}", raw) else 0
         return Response(

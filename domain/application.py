@@ -23,6 +23,7 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError, Recording
 
 from domain import legal
+from domain.audit import Record
 from domain.errors import (
     GameNotFoundError,
     NotAuthorisedError,
@@ -36,7 +37,6 @@ from domain.internals import evict
 from domain.moves import Move, for_seat
 from domain.ruleset import RuleSet
 from domain.state import GameState
-from domain.table import public_view
 
 log = logging.getLogger(__name__)
 RETRIES = 5
@@ -80,18 +80,20 @@ class Opus(Application[UUID]):
     def __init__(self, env: dict[str, str] | None = None) -> None:
         super().__init__(env)
         self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
-        # Called with the recordings of every command after it is saved (the
-        # API's live streams listen here).
-        self.listeners: list[Callable[[Game, list[Recording[UUID]]], None]] = []
+        # Called with the records of every command after it is saved, in the
+        # auditor's form (the API's live streams listen here).
+        self.listeners: list[Callable[[list[Record]], None]] = []
 
     def _saved(self, game: Game, recordings: list[Recording[UUID]]) -> None:
         """Tell the listeners; the command is saved already, so a listener's
         failure is logged and never turns its answer into an error."""
-        for listener in self.listeners:
-            try:
-                listener(game, recordings)
-            except Exception:
-                log.exception("a listener failed on saved events")
+        if self.listeners:
+            records = saved_records(game, recordings)
+            for listener in self.listeners:
+                try:
+                    listener(records)
+                except Exception:
+                    log.exception("a listener failed on saved events")
         game.sealed.clear()
 
     # ---- commands --------------------------------------------------------
@@ -148,12 +150,11 @@ class Opus(Application[UUID]):
         """R2.2: deal and begin. With ``organiser_hash`` (the caller's token
         hash), only the game's organiser may start it."""
 
-        def start(game: Game) -> None:
+        def authorise(game: Game) -> None:
             if organiser_hash is not None:
                 check_organiser(game.state, organiser_hash)
-            game.start(command)
 
-        return self._command(game_id, start, command)
+        return self._command(game_id, lambda g: g.start(command), command, authorise=authorise)
 
     def play(
         self,
@@ -169,11 +170,16 @@ class Opus(Application[UUID]):
         (NotSeatedError if it holds none): the seat is decided here, under
         the game's lock, for every entry point alike."""
 
-        def play(game: Game) -> None:
-            chosen = move if token_hash is None else for_seat(move, seat_of(game.state, token_hash))
-            game.play(chosen, command)
+        seat: list[int] = []
 
-        return self._command(game_id, play, command, expected_version)
+        def authorise(game: Game) -> None:
+            if token_hash is not None:
+                seat[:] = [seat_of(game.state, token_hash)]
+
+        def play(game: Game) -> None:
+            game.play(for_seat(move, seat[0]) if seat else move, command)
+
+        return self._command(game_id, play, command, expected_version, authorise=authorise)
 
     def _command(
         self,
@@ -181,10 +187,17 @@ class Opus(Application[UUID]):
         act: Callable[[Game], Any],
         command: str = "",
         expected_version: int | None = None,
+        *,
+        authorise: Callable[[Game], None] | None = None,
     ) -> Outcome:
+        """Run ``act`` on the game and save. ``authorise`` checks the caller
+        first, on every try and before a retried command is answered: a
+        command id is public (it is in the log), a token is not."""
         with self._lock(game_id):
             for _ in range(RETRIES):
                 game = self._game(game_id)
+                if authorise is not None:
+                    self._authorise(game, authorise)
                 if command and command in game.commands:
                     return Outcome(None, game.commands[command], replayed=True)
                 if expected_version is not None and game.version != expected_version:
@@ -203,10 +216,10 @@ class Opus(Application[UUID]):
                             f"game {game_id} changed since version {expected_version}"
                         ) from None
                     continue
-                except (RuleError, NotAuthorisedError):
+                except RuleError:
                     # Refused before anything was triggered. The cached game may
-                    # be behind another process's writes (a move, a seat
-                    # joined): decide again on the latest before refusing.
+                    # be behind another process's writes: decide again on the
+                    # latest before refusing.
                     if game.pending_events:
                         self._evict(game_id)
                         raise
@@ -220,6 +233,16 @@ class Opus(Application[UUID]):
                 position = recordings[-1].notification.id if recordings else 0
                 return Outcome(position, game.version)
             raise VersionClashError(f"game {game_id} kept changing; gave up after {RETRIES} tries")
+
+    def _authorise(self, game: Game, authorise: Callable[[Game], None]) -> None:
+        """``authorise``, once more on the latest game if it refuses the cached
+        one (a seat taken through another process), then refused for good."""
+        try:
+            authorise(game)
+        except NotAuthorisedError:
+            if not self._catch_up(game):
+                raise
+            authorise(game)
 
     def _lock(self, game_id: UUID) -> threading.Lock:
         """One of a fixed set of locks: a game's commands and reads in this
@@ -267,11 +290,6 @@ class Opus(Application[UUID]):
         with self._lock(game_id):
             return self._game(game_id, fresh=True).version
 
-    def public_view(self, game_id: UUID) -> dict[str, Any]:
-        """What everyone at the table sees: no hand, no deck order, no secret."""
-        with self.reading(game_id) as (state, _):
-            return public_view(state)
-
     def legal_moves(self, game_id: UUID, seat: int) -> list[Move]:
         with self.reading(game_id) as (state, _):
             return legal.legal_moves(state, seat)
@@ -282,6 +300,23 @@ class Opus(Application[UUID]):
         with self.reading(game_id) as (state, version):
             seat = seat_of(state, token_hash)
             return seat, version, legal.legal_moves(state, seat)
+
+
+def saved_records(game: Game, recordings: list[Recording[UUID]]) -> list[Record]:
+    """The records of events just saved, in the auditor's form
+    (domain/disclosure.py): sealed as the chain sealed them (``game.sealed``),
+    or sealed here should that be missing, never in clear while the game
+    runs; whole once it has ended (R9.3)."""
+    ended = game.state.status == "ended"
+    records = []
+    for recording in recordings:
+        record = Record.of_event(recording.domain_event, recording.notification.id)
+        sealed = None if ended else game.sealed.get(record.version)
+        if sealed is not None:
+            records.append(record.sealed_as(sealed))
+        else:
+            records.append(record.for_auditor(ended, game.state.secret))
+    return records
 
 
 def seat_of(state: GameState, token_hash: str) -> int:

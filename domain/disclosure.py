@@ -1,10 +1,14 @@
 """Who may see what of an event: the one disclosure policy (R1.3, R9).
 
 Each event class declares its ``hidden`` and ``identity`` fields
-(domain/events.py); ``disclose`` applies that declaration for an audience,
-and everything that shows an event to someone goes through it: the chain's
-sealing (domain/chain.py), the export and the live stream (the auditor's
-form), the move log, the public table and the hands (projections/).
+(domain/events.py); ``disclose`` applies that declaration for an audience.
+What shows an event to someone goes through it: the chain's sealing
+(domain/chain.py), the export and the live stream (the auditor's form,
+``domain.audit.Record.for_auditor``), the move log and the seats view
+(projections/). The public table takes the public form of every event with
+a hidden field (``HIDING``) and reads the others' public fields by name. The
+hands projection keeps each seat's own cards under that seat's key, served to
+that seat alone: what ``seat(k)`` may see.
 
 The audiences:
 
@@ -60,7 +64,6 @@ def seat(k: int) -> Audience:
 @dataclass(frozen=True)
 class Policy:
     hidden: Mapping[str, Hidden]
-    identity: frozenset[str]
     # what a viewer's payload leaves out before hidden values are summarised
     left_out: frozenset[str]
     left_out_by_organiser: frozenset[str]
@@ -71,7 +74,6 @@ def _policy(cls: type[Any]) -> Policy:
     identity = frozenset(cls.identity)
     return Policy(
         hidden,
-        identity,
         ENVELOPE | identity | frozenset(hidden),
         ENVELOPE | frozenset(hidden),
     )

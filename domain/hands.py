@@ -1,9 +1,11 @@
 """What each event does to the players' hands (R1.3): the one place that says
 which cards enter and leave a hand.
 
-``evolve_hands`` works on any ``HandZone``: the game state keeps the cards
-(domain/state.py), the public table only counts them (domain/table.py), and
-the hands projection keeps each seat's cards for that seat alone.
+``evolve_hands`` works on any ``HandZone`` given an event's own fields: the
+game state keeps the cards (domain/state.py) and the hands projection each
+seat's cards for that seat alone. The public table (domain/table.py) counts
+cards through the same changes (``HAND_CHANGES``), but for the events with a
+hidden field, whose public form has counts instead of cards.
 Payloads are an event's own fields (``vars(event)`` of a Game event).
 """
 
@@ -13,9 +15,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from domain.zones import Location
-
-# The events that deal or draw cards: their cards are hidden (domain/disclosure.py).
-DEALING_EVENTS = frozenset({"CardsDealt", "CardsDrawn"})
 
 
 class HandZone(Protocol):

@@ -99,9 +99,6 @@ class GameState(Table):
                 cards.extend(s for s in stages if s is not None and s != GAP)
         return cards
 
-    def put_on_cabinet(self, card_id: int) -> None:
-        self.push(card_id)
-
     # ---- the hidden zones ------------------------------------------------
 
     def add_to_hand(self, seat: int, cards: Sequence[int]) -> None:

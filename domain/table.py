@@ -4,8 +4,10 @@ game state and for every public view of it.
 ``Table`` holds what lies open on the table (R1.3): the players, whose turn,
 the cabinet stacks, each player's recipes with their components, each
 Sequence stage by stage, scores and winners. ``evolve(event_type, payload)``
-applies one event, reading only the event's public fields; the cards in the
-hands are left to ``domain.hands.evolve_hands`` and the deck to subclasses:
+applies one event: its changes to the hands (``domain.hands.HAND_CHANGES``,
+through ``add_to_hand`` and ``remove_from_hand``), then to the table (the
+``on_<Event>`` methods, which read the event's public fields); the hands and
+the deck themselves are the subclasses':
 
 - ``GameState`` (domain/state.py) knows every card: the hands and the deck
   order. The rules engine decides on it.
@@ -25,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from domain.catalog import STONES, Card, Catalog, load_catalog
-from domain.hands import DEALING_EVENTS, HAND_CHANGES
+from domain.disclosure import HIDING
+from domain.hands import HAND_CHANGES
 from domain.zones import GAP, Location
 
 CATALOG: Catalog = load_catalog()
@@ -246,9 +249,10 @@ class PublicTable(Table):
     def remove_from_hand(self, seat: int, card: int) -> None:
         self.hand_sizes[seat] -= 1
 
-    # the dealing events carry counts only: on_CardsDealt, on_CardsDrawn count them
+    # an event with a hidden field shows the public its counts only:
+    # on_CardsDealt and on_CardsDrawn count the cards dealt and drawn
     hand_changes: ClassVar[dict[str, Callable[[Any, Payload], None]]] = {
-        k: v for k, v in HAND_CHANGES.items() if k not in DEALING_EVENTS
+        k: v for k, v in HAND_CHANGES.items() if k not in HIDING
     }
 
     def on_GameStarted(self, p: Payload) -> None:

@@ -158,7 +158,7 @@ def open_services(settings: Settings) -> Services:
         application,
         broker,
         responses,
-        views=Queries(store, head=partial(_log_head, application)),
+        views=Queries(store, head=partial(log_head, application)),
         query_wait_seconds=settings.query_wait_seconds,
     )
     services.closers.extend([application.close, broker.close, store.close])
@@ -169,7 +169,7 @@ def open_services(settings: Settings) -> Services:
     return services
 
 
-def _log_head(application: Opus) -> int:
+def log_head(application: Opus) -> int:
     """The log's last position (0 when empty)."""
     return application.recorder.max_notification_id() or 0
 

@@ -104,13 +104,6 @@ T = TypeVar("T")
 _GAME_KEYS: dict[int, str] = {}
 
 
-def present(value: T | None, what: str) -> T:
-    """A field the engine always fills for this kind of event."""
-    if value is None:
-        raise ValueError(f"{what} is missing")
-    return value
-
-
 def game_key(game_id: UUID) -> str:
     """A game's id as view keys spell it. Cached by the id's integer: both
     str(UUID) and UUID's own hash are Python code, called for every event."""

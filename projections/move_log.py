@@ -78,18 +78,7 @@ class MoveLog(ViewProjection):
 
     def log(self, tx: Transaction, event: Any, position: int, text: str) -> None:
         """The entry of an event with nothing hidden: all it shows."""
-        event_type = type(event).__name__
-        tx.append(
-            game_key(event.originator_id),
-            {
-                "position": position,
-                "version": event.originator_version,
-                "event": event_type,
-                "timestamp": event.timestamp.isoformat(),
-                **disclose(event_type, vars(event), PUBLIC, ended=False),
-                "text": text,
-            },
-        )
+        tx.append(game_key(event.originator_id), entry(event, position, text))
 
     def seal(self, tx: Transaction, event: Any, position: int, text: str, full_text: str) -> None:
         """Log the public entry; keep the full one for GameEnded."""

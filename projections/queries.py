@@ -4,7 +4,8 @@ Every query reads the projection's active generation, or the one named
 (``generation="asof1234"`` for a view as of a position). ``after=<position>``
 makes a query wait, at most ``timeout`` seconds, until the projection has
 reached that position: a client that just made a move reads its own write.
-A query never touches the event store.
+A query never reads an event: ``head()`` asks the log only for its last
+position (an ``after`` past it can never be reached).
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Who holds which seat: the identity view the read side authenticates with.
 
-Key per game: ``<game>``, ``{"organiser": <hash>, "seats": {<token hash>: seat}}``.
-Built from the identity fields of GameCreated and PlayerJoined (the
-organiser's audience, domain/disclosure.py): token hashes only, never a
-token. It is never served: queries use it to find the seat of a caller
-(``Queries.seat_of``), so that ``/hand`` needs nothing of the write side.
+Key per game: ``<game>``, ``{"seats": {<token hash>: seat}}``. Built from
+the identity fields of PlayerJoined (the organiser's audience,
+domain/disclosure.py): token hashes only, never a token. It is never
+served: ``/hand`` finds the caller's seat in it (``Queries.seats``) and
+needs nothing of the write side.
 """
 
 from __future__ import annotations
@@ -28,8 +28,7 @@ class Seats(ViewProjection):
 
     @project.register
     def _created(self, event: GameCreated, tx: Transaction, position: int) -> None:
-        known = disclose("GameCreated", vars(event), ORGANISER, ended=False)
-        tx.put(game_key(event.originator_id), {"organiser": known["organiser_hash"], "seats": {}})
+        tx.put(game_key(event.originator_id), {"seats": {}})
 
     @project.register
     def _joined(self, event: PlayerJoined, tx: Transaction, position: int) -> None:

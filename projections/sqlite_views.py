@@ -65,7 +65,7 @@ class SQLiteViewStore:
         with self._lock:
             try:
                 yield self._conn
-            except sqlite3.OperationalError as e:
+            except sqlite3.DatabaseError as e:  # OperationalError is one
                 raise ViewStoreUnavailableError(f"{self.path}: {e}") from e
 
     def _one(self, sql: str, params: tuple[Any, ...]) -> Any:

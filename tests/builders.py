@@ -121,7 +121,7 @@ class Position:
         """Put cards on top of their stacks, in this order (the last is on top)."""
         for card_id in cards:
             self._detach(card_id)
-            self.state.put_on_cabinet(card_id)
+            self.state.push(card_id)
         return self
 
     def table(self, seat: int, recipe: int, *components: int) -> Position:

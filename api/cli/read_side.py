@@ -18,7 +18,13 @@ from typing import Any
 
 import click
 
-from infra.bootstrap import open_application, open_views, projection_runner, rebuild_workers
+from infra.bootstrap import (
+    log_head,
+    open_application,
+    open_views,
+    projection_runner,
+    rebuild_workers,
+)
 from infra.settings import (
     DEFAULT_REBUILD_BATCH_SIZE,
     DEFAULT_RECONNECT_TIMEOUT,
@@ -34,14 +40,20 @@ from projections.runner import ProjectionError
 NAMES = click.Choice(sorted(PROJECTIONS))
 
 
+def batch_size_option(default: int, what: str) -> Any:
+    """``--batch-size``: how many events a view commits together."""
+    return click.option(
+        "--batch-size",
+        default=default,
+        show_default=True,
+        type=click.IntRange(min=1),
+        help=f"Events committed together {what}.",
+    )
+
+
 @click.command()
 @click.argument("projections", nargs=-1, type=NAMES)
-@click.option(
-    "--batch-size",
-    default=DEFAULT_RUNNER_BATCH_SIZE,
-    show_default=True,
-    type=click.IntRange(min=1),
-)
+@batch_size_option(DEFAULT_RUNNER_BATCH_SIZE, "while catching up")
 @click.option(
     "--reconnect-timeout",
     default=DEFAULT_RECONNECT_TIMEOUT,
@@ -103,12 +115,7 @@ def project(projections: tuple[str, ...], batch_size: int, reconnect_timeout: fl
     is_flag=True,
     help="Build into a fresh generation, then swap it in atomically.",
 )
-@click.option(
-    "--batch-size",
-    default=DEFAULT_REBUILD_BATCH_SIZE,
-    show_default=True,
-    type=click.IntRange(min=1),
-)
+@batch_size_option(DEFAULT_REBUILD_BATCH_SIZE, "in a rebuild")
 @click.option(
     "--workers",
     default=1,
@@ -135,7 +142,7 @@ def rebuild(
     store = open_views(settings)
     app = open_application(settings)
     try:
-        end = as_of if as_of is not None else (app.recorder.max_notification_id() or 0)
+        end = as_of if as_of is not None else log_head(app)
         with click.progressbar(length=max(end, 1), label="rebuilding", file=sys.stderr) as bar:
             done = run_rebuild(
                 store,

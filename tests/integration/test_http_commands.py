@@ -277,3 +277,35 @@ def test_one_error_path_answers_every_http_error(app: Flask) -> None:
     registered = [h for by_class in handlers.values() for h in by_class.values()]
     assert all(h.__module__ == "api.errors" for h in registered), registered
     assert handlers[None][HTTPException].__module__ == "api.errors"
+
+
+def test_a_view_store_that_cannot_be_read_answers_503(app: Flask, client: FlaskClient) -> None:
+    game_id, _, _ = new_game(client)
+    store = app.extensions["opus"].views.store
+    with store._reading() as connection:  # the views' tables are gone
+        connection.execute("DROP TABLE view_docs")
+    answer = client.get(f"/games/{game_id}")
+    assert answer.status_code == 503, answer.json
+    assert answer.json["message"].startswith("the views cannot be read")
+
+
+def test_a_hand_read_before_the_seats_view_has_the_seat_is_503_not_403(
+    app: Flask, client: FlaskClient
+) -> None:
+    """No runner here: the views are rebuilt by hand, then a seat is taken."""
+    from projections.hands import Hands
+    from projections.rebuild import rebuild
+    from projections.seats import Seats
+
+    service = app.extensions["opus"]
+    game_id = client.post("/games", json={}).json["game_id"]
+    first = client.post(f"/games/{game_id}/players", json={"name": "A"}).json["token"]
+    rebuild(service.views.store, service.opus, [Seats, Hands])
+    second = client.post(f"/games/{game_id}/players", json={"name": "B"}).json["token"]
+    assert client.get(f"/games/{game_id}/hand", headers=bearer(first)).status_code == 200
+    lagging = client.get(f"/games/{game_id}/hand", headers=bearer(second))
+    assert lagging.status_code == 503 and "after=" in lagging.json["message"]
+    rebuild(service.views.store, service.opus, [Seats, Hands])
+    assert client.get(f"/games/{game_id}/hand", headers=bearer(second)).status_code == 200
+    stranger = client.get(f"/games/{game_id}/hand", headers=bearer("x" * 43))
+    assert stranger.status_code == 403

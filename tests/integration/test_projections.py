@@ -209,7 +209,7 @@ def test_runners_follow_the_log_live_and_queries_read_their_own_writes(
             # the view already reflects the move: no sleep, a bounded wait
             table = queries.table_view(game_id, after=outcome.position, timeout=5)
             assert table is not None and table["position"] >= outcome.position
-            assert table_without_extras(table) == app.public_view(game_id)
+            assert table_without_extras(table) == public_view(app.state(game_id))
             seat = app.state(game_id).turn
             hand = queries.hand(game_id, seat, after=outcome.position)
             assert hand == app.state(game_id).hands[seat]
@@ -290,7 +290,7 @@ def test_blue_green_swaps_generations_under_a_live_runner(
         # the runners notice the swap at their next commit and write the new generation
         position = play_moves(app, game_id, 10, seed=32)
         table = queries.table_view(game_id, after=position, timeout=10)
-        assert table_without_extras(table) == app.public_view(game_id)
+        assert table_without_extras(table) == public_view(app.state(game_id))
         wait_all(runners, last_position(app))
         assert_views_match_the_games(app, queries)
     finally:
@@ -314,7 +314,7 @@ def test_as_of_a_position_gives_the_views_as_they_stood_then(
     assert table_without_extras(past) == public_view(past_game.state)
     assert past is not None and past["position"] == middle
     now = queries.table_view(game_id)
-    assert table_without_extras(now) == app.public_view(game_id)
+    assert table_without_extras(now) == public_view(app.state(game_id))
     assert now != past
     assert queries.position("table", generation=then.generation) == middle
     assert queries.position("table") == last_position(app)
@@ -529,7 +529,7 @@ def test_opus_rebuild_and_opus_view_on_the_configured_stores(
     assert shown.exit_code == 0, shown.output
     assert json.loads(shown.output)["position"] == middle
     now = cli.invoke(main, ["view", "table", str(game_id), "--after", str(last_position(app))])
-    assert table_without_extras(json.loads(now.output)) == app.public_view(game_id)
+    assert table_without_extras(json.loads(now.output)) == public_view(app.state(game_id))
     swapped = cli.invoke(main, ["rebuild", "--blue-green"])
     assert swapped.exit_code == 0 and "generation g" in swapped.output
     assert json.loads(cli.invoke(main, ["view", "position", "hands"]).output) == last_position(app)

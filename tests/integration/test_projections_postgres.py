@@ -13,6 +13,7 @@ import pytest
 
 from domain.application import Opus
 from domain.simulation import play_game
+from domain.table import public_view
 from projections.ports import namespace
 from projections.queries import Queries
 from projections.rebuild import rebuild
@@ -53,7 +54,7 @@ def test_runners_follow_postgres_live_and_a_rebuild_gives_the_same_bytes(
         table = queries.table_view(game_id, after=outcome.position, timeout=10)
         assert table is not None
         assert {k: v for k, v in table.items() if k not in ("game", "version", "position")} == (
-            app.public_view(game_id)
+            public_view(app.state(game_id))
         )
         end = app.recorder.max_notification_id() or 0
         for runner in runners:

@@ -68,3 +68,28 @@ def test_a_name_that_is_not_unicode_text_is_refused_and_records_nothing() -> Non
     with pytest.raises(SetupError):
         app.join(game_id, "Ada", "\udfff")
     assert app.version(game_id) == version
+
+
+def test_the_service_decides_the_seat_and_checks_the_caller_before_a_replay() -> None:
+    import pytest
+
+    from domain.errors import NotOrganiserError, NotSeatedError
+    from domain.moves import UNSEATED, Discard, for_seat
+
+    app = new_app()
+    game_id = app.create_game(organiser_hash="o" * 64)
+    app.join(game_id, "Ada", token_hash="a" * 64)
+    app.join(game_id, "Boris", token_hash="b" * 64)
+    with pytest.raises(NotOrganiserError):
+        app.start(game_id, organiser_hash="b" * 64, command="start")
+    app.start(game_id, organiser_hash="o" * 64, command="start")
+    with pytest.raises(NotOrganiserError):  # a public command id is no key
+        app.start(game_id, organiser_hash="x" * 64, command="start")
+    assert app.start(game_id, organiser_hash="o" * 64, command="start").replayed
+    move = next(m for m in legal_moves(app.state(game_id), 0) if isinstance(m, Discard))
+    with pytest.raises(NotSeatedError):
+        app.play(game_id, for_seat(move, UNSEATED), token_hash="x" * 64)
+    played = app.play(game_id, for_seat(move, UNSEATED), token_hash="a" * 64, command="m")
+    assert played.version > 4 and app.state(game_id).turn == 1  # made for seat 0
+    with pytest.raises(NotSeatedError):
+        app.play(game_id, for_seat(move, UNSEATED), token_hash="x" * 64, command="m")

@@ -25,6 +25,7 @@ from domain.legal import legal_moves
 from domain.moves import Assemble, Cast, Discard, Move, Pass, Place
 from domain.ruleset import RuleSet
 from domain.state import GameState
+from domain.table import public_view
 
 CATALOG = load_catalog()
 ALL_CARDS = sorted(CATALOG.cards)
@@ -147,12 +148,13 @@ def test_refused_moves_record_nothing(g: dict[str, Any]) -> None:
         state = app.state(game_id)
         if state.status != "running":
             break
-        before = app.public_view(game_id), [list(h) for h in state.hands], app.version(game_id)
+        before = public_view(state), [list(h) for h in state.hands], app.version(game_id)
         move = random_move(state, rng)
         try:
             app.play(game_id, move)
         except RuleError:
-            after = app.public_view(game_id), [list(h) for h in state.hands], app.version(game_id)
+            now = app.state(game_id)
+            after = public_view(now), [list(h) for h in now.hands], app.version(game_id)
             assert after == before
             assert app.repository.get(game_id, version=before[2]).state == app.state(game_id)
         else:
