@@ -16,11 +16,20 @@ from collections.abc import Mapping
 from flask import Flask, Response, g, request
 from flask_smorest import Api
 
-from api import commands_http, health, queries_http, stream
+from api import catalog_http, commands_http, docs, health, queries_http, stream
+from api.bodies import register_body_checks
 from api.errors import register_error_handlers
+from api.ratelimit import (
+    InProcessLimiter,
+    Limiter,
+    RateLimit,
+    RedisLimiter,
+    register_rate_limit,
+)
 from api.runtime import Services
 from api.schemas import ErrorSchema
 from infra.bootstrap import open_services
+from infra.broker import RedisBroker
 from infra.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -51,17 +60,30 @@ def create_app(config: Settings | Mapping[str, str | None] | None = None) -> Fla
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
         OPENAPI_SWAGGER_UI_PATH="docs",
-        OPENAPI_SWAGGER_UI_URL="https://cdn.jsdelivr.net/npm/swagger-ui-dist/",
+        OPENAPI_SWAGGER_UI_URL=docs.ASSETS_URL,  # served from the package, never a CDN
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
     )
     services = build_services(settings)
     app.extensions["opus"] = services
     api = OpusApi(app)
     api.spec.components.security_scheme("token", {"type": "http", "scheme": "bearer"})
-    for blueprint in (commands_http.blp, queries_http.blp, stream.blp, health.blp):
+    blueprints = (commands_http.blp, queries_http.blp, stream.blp, health.blp, catalog_http.blp)
+    for blueprint in blueprints:
         api.register_blueprint(blueprint)
+    app.register_blueprint(docs.assets)
+    limit = RateLimit.parse(settings.rate_limit)
+    if limit is not None:
+        register_rate_limit(app, rate_limiter(services, settings, limit))
+    register_body_checks(app)
     register_idempotency(app, services)
     return app
+
+
+def rate_limiter(services: Services, settings: Settings, limit: RateLimit) -> Limiter:
+    """Shared through Redis when the service has it, else this process's own."""
+    if isinstance(services.broker, RedisBroker):
+        return RedisLimiter(services.broker.client, settings.redis_prefix, limit)
+    return InProcessLimiter(limit)
 
 
 def build_services(settings: Settings) -> Services:
@@ -73,7 +95,10 @@ def build_services(settings: Settings) -> Services:
 
 
 def register_idempotency(app: Flask, services: Services) -> None:
-    """A POST with an Idempotency-Key gets the same response every time."""
+    """A POST with an Idempotency-Key gets the same response every time the
+    cache can answer; the cache is best-effort (a failure is a miss on read and
+    is logged on write): the command id recorded on the events already keeps
+    a retried command from being applied twice."""
 
     def cache_key() -> str | None:
         """The same caller, path, key and body; hashed, as the cache is shared."""
@@ -91,7 +116,11 @@ def register_idempotency(app: Flask, services: Services) -> None:
         g.idempotency_key = key
         if key is None:
             return None
-        stored = services.responses.get(key)
+        try:
+            stored = services.responses.get(key)
+        except Exception:  # best-effort: the command id prevents a second application
+            log.exception("response cache: read failed; answering as a miss")
+            stored = None
         if stored is None:
             return None
         status, _, body = stored.partition("\n")
@@ -108,5 +137,8 @@ def register_idempotency(app: Flask, services: Services) -> None:
         if g.get("secret_in_response"):
             return response  # a retry is answered by the game, without the token
         if key and response.status_code < 500 and "Idempotent-Replayed" not in response.headers:
-            services.responses.put(key, f"{response.status_code}\n{response.get_data(True)}")
+            try:
+                services.responses.put(key, f"{response.status_code}\n{response.get_data(True)}")
+            except Exception:  # best-effort, as above: never fail an applied command
+                log.exception("response cache: write failed; the response is not kept")
         return response

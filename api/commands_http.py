@@ -17,8 +17,9 @@ from flask import g, request
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
+from api import docs
 from api.errors import ApiError
-from api.identity import caller, new_token
+from api.identity import bearer, caller, new_token, token_hash
 from api.runtime import services
 from api.schemas import (
     AssembleSchema,
@@ -31,6 +32,7 @@ from api.schemas import (
     OutcomeSchema,
     PassSchema,
     PlaceSchema,
+    WithdrawSchema,
 )
 from domain.application import Outcome
 from domain.moves import UNSEATED, Assemble, Cast, Discard, Move, Pass, Place
@@ -56,7 +58,11 @@ def command_id() -> str:
     if not key:
         return ""
     scope = request.headers.get("Authorization", "")
-    return hashlib.sha256(f"{scope}\n{key}".encode()).hexdigest()[:32]
+    scoped = hashlib.sha256(f"{scope}\n{key}".encode()).hexdigest()[:32]
+    request_print = hashlib.sha256(f"{request.method} {request.path}\n".encode())
+    request_print.update(request.get_data())
+    # "<key>:<request>": the service tells a retry from the key reused for another request
+    return f"{scoped}:{request_print.hexdigest()[:16]}"
 
 
 def expected_version() -> int | None:
@@ -73,6 +79,35 @@ def expected_version() -> int | None:
     return int(text)
 
 
+def move_request(game_id: UUID, move: Move) -> dict[str, Any]:
+    """The request that makes ``move``: the path and body one of the POST
+    handlers below takes (their inverse)."""
+    body: dict[str, Any]
+    if isinstance(move, Discard):
+        body = {"card": move.card}
+    elif isinstance(move, Assemble):
+        sources = move.sources or (None,) * len(move.components)
+        body = {
+            "card": move.card,
+            "components": [
+                {"card": c} if s is None else {"card": c, "source": s}
+                for c, s in zip(move.components, sources, strict=True)
+            ],
+        }
+    elif isinstance(move, Place):
+        body = {"column": move.column, "card": move.card}
+        if move.source is not None:
+            body["source"] = move.source
+    elif isinstance(move, Cast):
+        body = {"spell": move.spell}
+        for name in ("card", "recipe", "column"):
+            if getattr(move, name) is not None:
+                body[name] = getattr(move, name)
+    else:
+        body = {}
+    return {"method": "POST", "path": f"/games/{game_id}/{move.name}", "body": body}
+
+
 def outcome(game_id: UUID, result: Outcome, **extra: Any) -> dict[str, Any]:
     return {
         "game_id": game_id,
@@ -86,15 +121,19 @@ def outcome(game_id: UUID, result: Outcome, **extra: Any) -> dict[str, Any]:
 @blp.route("")
 class Games(MethodView):
     @blp.arguments(CreateGameSchema, required=False)
+    @blp.doc(**docs.COMMAND)
     @blp.response(201, CreatedSchema)
     def post(self, args: dict[str, Any]) -> dict[str, Any]:
-        """Create a game under a rule-set variant; returns the organiser's token once."""
+        """Create a game under a rule-set variant; returns the organiser's token
+        once. With an ``Idempotency-Key``, send your own organiser token
+        (``Authorization: Bearer <at least 32 characters>``): the key is
+        yours alone, and a retry finds the game it made."""
         variant = RuleSet(
             draw=args["draw"],
             guild=args["guild"],
             stage_points=tuple(args["stage_points"] or RuleSet().stage_points),
         )
-        token, digest = new_token()
+        token, digest = own_or_new_token(key_needs_it=True)
         g.secret_in_response = True  # never kept for replay: tokens are shown once
         result = services().opus.create(variant, organiser_hash=digest, command=command_id())
         assert result.game_id is not None
@@ -103,14 +142,49 @@ class Games(MethodView):
         return outcome(result.game_id, result, organiser_token=token)
 
 
+MIN_OWN_TOKEN = 32
+
+
+def own_or_new_token(*, key_needs_it: bool = False) -> tuple[str, str]:
+    """The token the command's game or seat will hold, and its hash: the
+    caller's own when it sends one (``Authorization: Bearer``), else a new
+    one. A token of one's own scopes the Idempotency-Key and survives a lost
+    response: a retry finds the game or seat it made, and the caller already
+    holds its token. On create (``key_needs_it``) a key requires one: a key
+    without it could be sent first by anyone, who would hold the game (the key
+    decides the game's id)."""
+    if not request.headers.get("Authorization"):
+        if key_needs_it and request.headers.get("Idempotency-Key"):
+            raise ApiError(  # 401: a credential of one's own is what is missing
+                401,
+                "an Idempotency-Key on create needs your own organiser token: send "
+                f"'Authorization: Bearer <a random token of at least {MIN_OWN_TOKEN} "
+                "characters>', which the game keeps as its organiser's",
+                {"headers": {"Authorization": ["required with Idempotency-Key"]}},
+            )
+        return new_token()
+    own = bearer()
+    if len(own) < MIN_OWN_TOKEN:
+        raise ApiError(
+            422,
+            f"a token of your own needs at least {MIN_OWN_TOKEN} characters",
+            {"headers": {"Authorization": [f"at least {MIN_OWN_TOKEN} characters"]}},
+        )
+    return own, token_hash(own)
+
+
 @blp.route("/<uuid:game_id>/players")
 class Players(MethodView):
     @blp.arguments(JoinSchema)
+    @blp.doc(**docs.COMMAND)
     @blp.response(201, JoinedSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """Take the next seat (R2.1) with an optional seed contribution (R9.1);
-        returns the seat's secret token once."""
-        token, digest = new_token()
+        returns the seat's secret token once. Send a token of your own
+        (``Authorization: Bearer``, at least 32 characters) and the seat holds
+        it: a join retried after a lost response finds its seat, and you hold
+        its token already."""
+        token, digest = own_or_new_token()
         g.secret_in_response = True
         result = services().opus.join(
             game_id, args["name"], args["contribution"], token_hash=digest, command=command_id()
@@ -122,10 +196,31 @@ class Players(MethodView):
 
 @blp.route("/<uuid:game_id>/start")
 class Start(MethodView):
+    @blp.doc(**docs.TOKEN_COMMAND)
     @blp.response(200, OutcomeSchema)
     def post(self, game_id: UUID) -> dict[str, Any]:
         """Start the game (organiser token): deal and begin seat 0's turn (R2)."""
         result = services().opus.start(game_id, command=command_id(), organiser_hash=caller())
+        return outcome(game_id, result)
+
+
+@blp.route("/<uuid:game_id>/withdraw")
+class Withdraw(MethodView):
+    @blp.arguments(WithdrawSchema)
+    @blp.doc(**docs.TOKEN_COMMAND)
+    @blp.response(201, OutcomeSchema)
+    def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+        """R3.5 (organiser token): withdraw the seat whose turn it is, once it
+        has not moved for the game's inactivity limit (``OPUS_INACTIVITY_SECONDS``);
+        its turns pass from then on."""
+        svc = services()
+        result = svc.opus.withdraw(
+            game_id,
+            args["seat"],
+            command=command_id(),
+            organiser_hash=caller(),
+            idle_seconds=svc.inactivity_seconds,
+        )
         return outcome(game_id, result)
 
 
@@ -140,6 +235,7 @@ def play(game_id: UUID, move: Move) -> dict[str, Any]:
 @blp.route("/<uuid:game_id>/discard")
 class DiscardMove(MethodView):
     @blp.arguments(DiscardSchema)
+    @blp.doc(**docs.MOVE)
     @blp.response(201, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """R4.1: discard a card from your hand onto its cabinet stack."""
@@ -149,6 +245,7 @@ class DiscardMove(MethodView):
 @blp.route("/<uuid:game_id>/assemble")
 class AssembleMove(MethodView):
     @blp.arguments(AssembleSchema)
+    @blp.doc(**docs.MOVE)
     @blp.response(201, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """R4.2: assemble a recipe from your hand with the named components."""
@@ -167,6 +264,7 @@ class AssembleMove(MethodView):
 @blp.route("/<uuid:game_id>/place")
 class PlaceMove(MethodView):
     @blp.arguments(PlaceSchema)
+    @blp.doc(**docs.MOVE)
     @blp.response(201, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """R4.5: place a card into the next stage of one of your columns."""
@@ -177,6 +275,7 @@ class PlaceMove(MethodView):
 @blp.route("/<uuid:game_id>/cast")
 class CastMove(MethodView):
     @blp.arguments(CastSchema)
+    @blp.doc(**docs.MOVE)
     @blp.response(201, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """R6: cast a spell (Knowledge: card; Transformation: card and recipe;
@@ -189,6 +288,7 @@ class CastMove(MethodView):
 @blp.route("/<uuid:game_id>/pass")
 class PassMove(MethodView):
     @blp.arguments(PassSchema, required=False)
+    @blp.doc(**docs.MOVE)
     @blp.response(201, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """R3.3: pass, when no main action is legal or the deck is empty."""

@@ -19,6 +19,7 @@ from werkzeug.exceptions import HTTPException
 
 from domain.errors import (
     GameNotFoundError,
+    IdempotencyConflictError,
     NotAuthorisedError,
     OutOfTurnError,
     RuleError,
@@ -75,6 +76,11 @@ def register_error_handlers(app: Flask) -> None:
         log.warning("view store unavailable: %s", e)
         return _respond(error_body(503, "the views cannot be read now; retry shortly"))
 
+    @app.errorhandler(IdempotencyConflictError)
+    def key_reused(e: IdempotencyConflictError) -> ResponseReturnValue:
+        errors = {"headers": {"Idempotency-Key": ["used for another request"]}}
+        return _respond(error_body(422, str(e), errors))
+
     @app.errorhandler(NotAuthorisedError)
     def not_authorised(e: NotAuthorisedError) -> ResponseReturnValue:
         return _respond(error_body(403, str(e)))
@@ -95,6 +101,8 @@ def register_error_handlers(app: Flask) -> None:
         if isinstance(data, dict) and "messages" in data:
             errors = data["messages"]
         message = e.description or HTTPStatus(code).phrase
+        if message == type(e).description:  # werkzeug's words speak of "the browser"
+            message = f"{HTTPStatus(code).phrase}: {HTTPStatus(code).description.lower()}"
         if code == 422 and errors:
             message = "invalid input: " + ", ".join(_fields(errors))
         response = jsonify(error_body(code, message, errors))

@@ -17,6 +17,8 @@ from flask import Response
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
+from api import docs
+from api.commands_http import move_request
 from api.errors import ApiError
 from api.identity import caller
 from api.runtime import services
@@ -29,15 +31,18 @@ from api.schemas import (
     ViewSchema,
 )
 from domain.errors import GameNotFoundError, NotSeatedError
-from domain.moves import move_to_dict
-from infra.eventlog import game_export
+from infra.eventlog import game_export, game_positions
 
 blp = Blueprint("queries", __name__, description="Queries, from the projections")
 
 
-def view(projection: str, args: dict[str, Any], read: Any, *also: str) -> dict[str, Any]:
+def view(
+    projection: str, args: dict[str, Any], read: Any, *also: str, game_id: UUID | None = None
+) -> dict[str, Any]:
     """Read a view once its projection (and those in ``also``) has reached
-    ``after`` (one bounded wait); the answer names the position it reflects."""
+    ``after`` (one bounded wait); the answer names the position it reflects.
+    A game the view does not hold is a 404, or a 503 saying where to wait
+    for when the log has it and the view is behind."""
     svc = services()
     queries = svc.views
     after = args.get("after")
@@ -57,7 +62,14 @@ def view(projection: str, args: dict[str, Any], read: Any, *also: str) -> dict[s
     position = queries.position(projection)
     data = read(queries)
     if data is None:
-        raise ApiError(404, "no such game in the views (yet)")
+        if game_id is not None and (positions := game_positions(svc.opus, game_id)):
+            last = max(positions.values())
+            raise ApiError(
+                503,
+                f"game {game_id} is not yet projected into the {projection} view: "
+                f"retry with after={last}",
+            )
+        raise ApiError(404, f"no game {game_id}" if game_id else "nothing here yet")
     return {"position": position, "data": data}
 
 
@@ -69,12 +81,13 @@ class TableQuery(MethodView):
     def get(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """The public table: cabinet tops, tables, Sequences, hand sizes, deck
         size, whose turn, status, winners."""
-        return view("table", args, lambda q: q.table_view(game_id))
+        return view("table", args, lambda q: q.table_view(game_id), game_id=game_id)
 
 
 @blp.route("/games/<uuid:game_id>/hand")
 class HandQuery(MethodView):
     @blp.arguments(AfterSchema, location="query")
+    @blp.doc(**docs.TOKEN)
     @blp.response(200, ViewSchema)
     @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
     def get(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
@@ -96,7 +109,7 @@ class HandQuery(MethodView):
                 raise NotSeatedError()
             return queries.hand(game_id, seats[digest]) or []
 
-        return view("hands", args, read, "seats")
+        return view("hands", args, read, "seats", game_id=game_id)
 
 
 @blp.route("/games/<uuid:game_id>/scoreboard")
@@ -106,7 +119,7 @@ class ScoreboardQuery(MethodView):
     @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
     def get(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """Each player's points and the PointsAwarded behind them (rule, cause)."""
-        return view("scoreboard", args, lambda q: q.scoreboard(game_id))
+        return view("scoreboard", args, lambda q: q.scoreboard(game_id), game_id=game_id)
 
 
 @blp.route("/games/<uuid:game_id>/log")
@@ -117,7 +130,14 @@ class MoveLogQuery(MethodView):
     def get(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """The public move log from version ``since`` on; hidden cards redacted
         until the game has ended."""
-        return view("move_log", args, lambda q: q.move_log(game_id, since=args["since"]))
+
+        def read(queries: Any) -> list[dict[str, Any]] | None:
+            log = queries.move_log(game_id, since=args["since"])
+            if log or (args["since"] and queries.move_log(game_id)):
+                return log
+            return None  # a game's log is never empty: it starts with GameCreated
+
+        return view("move_log", args, read, game_id=game_id)
 
 
 @blp.route("/leaderboard")
@@ -132,11 +152,18 @@ class LeaderboardQuery(MethodView):
 
 @blp.route("/games/<uuid:game_id>/legal-moves")
 class LegalMovesQuery(MethodView):
+    @blp.doc(**docs.TOKEN)
     @blp.response(200, LegalMovesSchema)
     def get(self, game_id: UUID) -> dict[str, Any]:
-        """Every move the engine would accept from your seat now (token)."""
-        seat, version, moves = services().opus.legal_moves_of(game_id, caller())
-        return {"seat": seat, "version": version, "moves": [move_to_dict(m) for m in moves]}
+        """Every move the engine would accept from your seat now (token), each
+        as the request that makes it; when there is none, ``reason`` says why."""
+        legal = services().opus.legal_moves_of(game_id, caller())
+        return {
+            "seat": legal.seat,
+            "version": legal.version,
+            "moves": [move_request(game_id, m) for m in legal.moves],
+            "reason": legal.reason,
+        }
 
 
 @blp.route("/games/<uuid:game_id>/export")

@@ -10,7 +10,11 @@ from flask import current_app
 from domain.application import Opus
 from infra.broker import Broker
 from infra.idempotency import ResponseCache
-from infra.settings import DEFAULT_QUERY_WAIT_SECONDS
+from infra.settings import (
+    DEFAULT_INACTIVITY_SECONDS,
+    DEFAULT_QUERY_WAIT_SECONDS,
+    DEFAULT_READY_MAX_LAG,
+)
 from projections.queries import Queries
 
 
@@ -21,6 +25,8 @@ class Services:
     responses: ResponseCache
     views: Queries  # the read side
     query_wait_seconds: float = DEFAULT_QUERY_WAIT_SECONDS
+    inactivity_seconds: float = DEFAULT_INACTIVITY_SECONDS  # R3.5: before a seat may be withdrawn
+    ready_max_lag: int = DEFAULT_READY_MAX_LAG  # /readyz: 503 past this lag of a view
     closers: list[Any] = field(default_factory=list)
 
     def close(self) -> None:

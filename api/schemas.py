@@ -6,7 +6,14 @@ from marshmallow import Schema, fields, validate
 
 from domain.catalog import STONES
 from domain.engine import MAX_CONTRIBUTION
+from domain.names import MAX_NAME
 from domain.ruleset import DRAW_VARIANTS
+
+SOURCE = validate.Regexp(
+    r"^(cabinet|hand:[0-9]|table:[0-9]|sequence:[0-9]:(" + "|".join(STONES) + r"):[1-7])$",
+    error="not a place a card can be: cabinet, hand:<seat>, table:<seat> or "
+    "sequence:<seat>:<column>:<stage>",
+)
 
 
 def card_id(**kwargs: object) -> fields.Integer:
@@ -41,12 +48,16 @@ class CreateGameSchema(StrictSchema):
 
 
 class JoinSchema(StrictSchema):
-    name = fields.String(required=True, validate=validate.Length(1, 40))
+    name = fields.String(required=True, validate=validate.Length(1, MAX_NAME))
     contribution = fields.String(
         load_default="",
         validate=validate.Length(max=MAX_CONTRIBUTION),
         metadata={"description": "Your part of the shuffle seed (RULES §9.1)."},
     )
+
+
+class WithdrawSchema(StrictSchema):
+    seat = fields.Integer(strict=True, required=True, validate=validate.Range(0, 5))
 
 
 class DiscardSchema(StrictSchema):
@@ -57,7 +68,7 @@ class ComponentSchema(StrictSchema):
     card = card_id(required=True)
     source = fields.String(
         load_default=None,
-        validate=validate.Length(max=40),
+        validate=SOURCE,
         metadata={
             "description": "Where the card lies: cabinet, table:<seat> or "
             "sequence:<seat>:<column>:<stage>. Checked when given."
@@ -75,7 +86,7 @@ class AssembleSchema(StrictSchema):
 class PlaceSchema(StrictSchema):
     column = fields.String(required=True, validate=validate.OneOf(STONES))
     card = card_id(required=True)
-    source = fields.String(load_default=None, validate=validate.Length(max=40))
+    source = fields.String(load_default=None, validate=SOURCE)
 
 
 class CastSchema(StrictSchema):
@@ -152,25 +163,33 @@ class ViewSchema(StrictSchema):
     data = fields.Raw(required=True)
 
 
-class MoveSchema(StrictSchema):
-    move = fields.String(required=True)
-    player = fields.Integer(required=True)
-    card = fields.Integer(allow_none=True)
-    spell = fields.Integer(allow_none=True)
-    recipe = fields.Integer(allow_none=True)
-    column = fields.String(allow_none=True)
-    components = fields.List(fields.Integer())
+class MoveRequestSchema(StrictSchema):
+    """A legal move as the request that makes it: post ``body`` to ``path``."""
+
+    method = fields.String(required=True)
+    path = fields.String(required=True)
+    body = fields.Dict(required=True)
 
 
 class LegalMovesSchema(StrictSchema):
     seat = fields.Integer(required=True)
     version = fields.Integer(required=True)
-    moves = fields.List(fields.Nested(MoveSchema), required=True)
+    moves = fields.List(fields.Nested(MoveRequestSchema), required=True)
+    reason = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "Why there is no legal move now (with the rule), if none."},
+    )
 
 
 class HealthSchema(StrictSchema):
     status = fields.String(required=True)
     checks = fields.Dict(keys=fields.String(), values=fields.String())
+    lag = fields.Dict(
+        keys=fields.String(),
+        values=fields.Integer(),
+        metadata={"description": "/readyz: each view's distance behind the log, in positions"},
+    )
 
 
 class ErrorSchema(StrictSchema):

@@ -5,29 +5,51 @@ Each message is an exported line of the log, in the auditor's form
 watcher can check the chain live and learns no card. Each message's id is
 the event's version, so a client that reconnects with ``Last-Event-ID``
 misses nothing.
+
+- ``Last-Event-ID`` (or ``?after_version=``) must be a version of the game:
+  digits, at most the game's last version; anything else is a 400, never a
+  silent replay from the start.
+- A stream ends with its game: after ``GameEnded``; a client that already
+  has every event of an ended game (an EventSource reconnecting after the
+  end) gets 204 No Content, which tells it to stop reconnecting.
+- An open stream holds a connection for as long as its game runs. In
+  production the streams are served by their own process,
+  ``gunicorn -k gevent 'api.stream:create_stream_app()'`` (only the streams
+  and the health checks, a greenlet per stream), fed by Redis pub/sub
+  (infra/broker.py): open streams never take a thread of the API's
+  gthread workers (docker-compose.yml, bench/streams.py).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import logging
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack
 from typing import Any
 from uuid import UUID
 
-from flask import Response, request, stream_with_context
+from flask import Flask, Response, request, stream_with_context
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
+from api import docs
+from api.errors import ApiError
 from api.runtime import Services, services
+from api.schemas import ErrorSchema
 from domain.audit import Record
 from domain.errors import GameNotFoundError
-from infra.eventlog import game_export, game_positions
+from infra.eventlog import game_export
+from infra.settings import Settings
 
+log = logging.getLogger(__name__)
 blp = Blueprint("stream", __name__, url_prefix="/games", description="Live public events")
 KEEPALIVE_SECONDS = 15.0
 MAX_SECONDS = 3600.0
+VERSION = re.compile(r"[0-9]{1,18}")
 
 
 def publisher(svc: Services) -> Any:
@@ -44,49 +66,134 @@ def sse(record_json: str, version: int, type_: str) -> str:
     return f"id: {version}\nevent: {type_}\ndata: {record_json}\n\n"
 
 
+def requested_version() -> int:
+    """The version the client has (``Last-Event-ID``, else ``?after_version``;
+    0 when neither is sent): digits only, or a 400."""
+    raw = request.headers.get("Last-Event-ID")
+    if raw is None:
+        raw = request.args.get("after_version")
+    if raw is None:
+        return 0
+    if not VERSION.fullmatch(raw):
+        raise ApiError(
+            400,
+            "Last-Event-ID must be a version of the game (digits)",
+            {"headers": {"Last-Event-ID": ["not a version"]}},
+        )
+    return int(raw)
+
+
 @blp.route("/<uuid:game_id>/events")
 class Events(MethodView):
+    @blp.doc(**docs.STREAM)
     @blp.response(200, content_type="text/event-stream")
+    @blp.alt_response(204, description="The game has ended and the client has every event")
+    @blp.alt_response(400, schema=ErrorSchema, description="Last-Event-ID is not a version")
     def get(self, game_id: UUID) -> Response:
         """Server-sent events: the game's public events from ``Last-Event-ID``
         (a version; 0 for all) on, then live until the game ends."""
         svc = services()
-        if not game_positions(svc.opus, game_id):
-            raise GameNotFoundError(f"no game {game_id}")
-        raw = request.headers.get("Last-Event-ID") or request.args.get("after_version") or "0"
-        after = int(raw) if re.fullmatch(r"[0-9]{1,18}", raw) else 0
-        return Response(
-            stream_with_context(_stream(svc, game_id, after)),
+        after = requested_version()
+        # Subscribe before reading the log: an event saved in between is
+        # heard live, none falls between the two.
+        resources = ExitStack()
+        subscription = resources.enter_context(svc.broker.subscribe(str(game_id)))
+        try:
+            records = game_export(svc.opus, game_id, 0)
+            if not records:
+                raise GameNotFoundError(f"no game {game_id}")
+            last = records[-1]
+            if after > last.version:
+                raise ApiError(
+                    400,
+                    f"Last-Event-ID {after} is past the game's last version {last.version}",
+                    {"headers": {"Last-Event-ID": ["past the end"]}},
+                )
+            if last.type == "GameEnded" and after >= last.version:
+                resources.close()
+                return Response(status=204)
+        except BaseException:
+            resources.close()
+            raise
+        backlog = [r for r in records if r.version > after]
+        response = Response(
+            stream_with_context(_stream(svc, game_id, after, backlog, subscription)),
             mimetype="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
+        response.call_on_close(resources.close)
+        return response
 
 
-def _stream(svc: Services, game_id: UUID, after: int) -> Iterator[str]:
-    key = str(game_id)
+def _stream(
+    svc: Services, game_id: UUID, after: int, backlog: list[Record], subscription: Any
+) -> Iterator[str]:
     deadline = time.monotonic() + MAX_SECONDS
-    with svc.broker.subscribe(key) as subscription:
-        sent = after
-        for record in game_export(svc.opus, game_id, after):
-            yield sse(record.line(), record.version, record.type)
-            sent = record.version
-            if record.type == "GameEnded":
-                return
-        while time.monotonic() < deadline:
-            message = subscription.get(timeout=KEEPALIVE_SECONDS)
-            if message is None:
-                yield ": keepalive\n\n"
-                continue
-            line = json.loads(message)
-            if line["version"] <= sent:
-                continue
-            if line["version"] > sent + 1:
-                # Messages were lost (a full queue, a reconnect): read the gap
-                # from the log, so the stream never skips an event.
-                for record in game_export(svc.opus, game_id, sent):
-                    if record.version < line["version"]:
-                        yield sse(record.line(), record.version, record.type)
-            sent = line["version"]
-            yield sse(message, line["version"], line["type"])
-            if line["type"] == "GameEnded":
-                return
+    sent = after
+    for record in backlog:
+        yield sse(record.line(), record.version, record.type)
+        sent = record.version
+        if record.type == "GameEnded":
+            return
+    while time.monotonic() < deadline:
+        message = subscription.get(timeout=KEEPALIVE_SECONDS)
+        if message is None:
+            yield ": keepalive\n\n"
+            continue
+        line = json.loads(message)
+        if line["version"] <= sent:
+            continue
+        if line["version"] > sent + 1:
+            # Messages were lost (a full queue, a reconnect): read the gap
+            # from the log, so the stream never skips an event.
+            for record in game_export(svc.opus, game_id, sent):
+                if record.version < line["version"]:
+                    yield sse(record.line(), record.version, record.type)
+        sent = line["version"]
+        yield sse(message, line["version"], line["type"])
+        if line["type"] == "GameEnded":
+            return
+
+
+def _check_cooperative() -> None:
+    """Under gevent, psycopg must have been imported after the patching (it
+    picks its wait function at import): else every query blocks the worker."""
+    import sys
+
+    monkey = sys.modules.get("gevent.monkey")
+    if monkey is None or not monkey.is_module_patched("select"):
+        return
+    from psycopg import waiting
+
+    if getattr(waiting, "wait_c", None) is waiting.wait:
+        log.warning("psycopg was imported before gevent patched select: queries will block")
+
+
+def create_stream_app(config: Settings | Mapping[str, str | None] | None = None) -> Flask:
+    """The stream service: the live streams and the health checks only, on
+    the same settings as the API (never running the projections). Production
+    serves it with a worker class made for long-lived connections:
+    ``gunicorn -k gevent --worker-connections 2000 'api.stream:create_stream_app()'``
+    (gevent makes redis-py and psycopg 3 cooperative: psycopg waits through
+    the patched ``select`` once gevent has patched it)."""
+    from api import health
+    from api.app import OpusApi
+    from infra.bootstrap import open_services
+
+    if isinstance(config, Settings):
+        settings = config
+    else:
+        settings = Settings.from_env(overrides=config)
+    settings = dataclasses.replace(settings, run_projections=False)
+    _check_cooperative()
+    app = Flask("opus-streams")
+    app.config.update(
+        API_TITLE="Opus streams",
+        API_VERSION="1",
+        OPENAPI_VERSION="3.0.3",
+    )
+    app.extensions["opus"] = open_services(settings)
+    api = OpusApi(app)
+    for blueprint in (blp, health.blp):
+        api.register_blueprint(blueprint)
+    return app

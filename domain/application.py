@@ -16,6 +16,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 from uuid import UUID
 
@@ -26,15 +27,18 @@ from domain import legal
 from domain.audit import Record
 from domain.errors import (
     GameNotFoundError,
+    IdempotencyConflictError,
     NotAuthorisedError,
     NotOrganiserError,
     NotSeatedError,
     RuleError,
     VersionClashError,
+    WithdrawalError,
 )
 from domain.game import Game
 from domain.internals import evict
 from domain.moves import Move, for_seat
+from domain.names import check_unique, player_name
 from domain.ruleset import RuleSet
 from domain.state import GameState
 
@@ -112,17 +116,22 @@ class Opus(Application[UUID]):
         organiser_hash: str = "",
         command: str = "",
     ) -> Outcome:
-        """A new game; with a command id, a retry returns the same game."""
-        game_id = game_id_for(command) if command else None
-        game = Game.create(
-            variant or RuleSet(), id=game_id, secret=secret, organiser_hash=organiser_hash
-        )
+        """A new game; with a command id, a retry returns the same game, and
+        the same key with another variant is an IdempotencyConflictError."""
+        game_id = game_id_for(command.partition(":")[0]) if command else None
+        variant = variant or RuleSet()
+        game = Game.create(variant, id=game_id, secret=secret, organiser_hash=organiser_hash)
         try:
             recordings = self.save(game)
         except IntegrityError:
             if game_id is None:
                 raise
-            self._game(game_id)  # it exists: this is the retry of that create
+            made = self._game(game_id).state.variant  # it exists: a retry of that create?
+            if made != variant:
+                raise IdempotencyConflictError(
+                    "this Idempotency-Key created a game under another rule-set variant; "
+                    "use a new key for a new game"
+                ) from None
             return Outcome(None, 1, replayed=True, game_id=game_id)
         self._saved(game, recordings)
         return Outcome(recordings[-1].notification.id, game.version, game_id=game.id)
@@ -136,10 +145,15 @@ class Opus(Application[UUID]):
         token_hash: str = "",
         command: str = "",
     ) -> Outcome:
+        """R2.1: the next seat, under a name ``domain.names`` accepts."""
         seat: list[int] = []
-        outcome = self._command(
-            game_id, lambda g: seat.append(g.join(name, contribution, token_hash, command)), command
-        )
+        recorded = player_name(name)
+
+        def join(game: Game) -> None:
+            check_unique(recorded, game.state.names)
+            seat.append(game.join(recorded, contribution, token_hash, command))
+
+        outcome = self._command(game_id, join, command)
         return Outcome(
             outcome.position, outcome.version, seat[-1] if seat else None, outcome.replayed
         )
@@ -181,6 +195,30 @@ class Opus(Application[UUID]):
 
         return self._command(game_id, play, command, expected_version, authorise=authorise)
 
+    def withdraw(
+        self,
+        game_id: UUID,
+        seat: int,
+        *,
+        command: str = "",
+        organiser_hash: str | None = None,
+        idle_seconds: float | None = None,
+    ) -> Outcome:
+        """R3.5: withdraw a seat. With ``organiser_hash``, only the organiser
+        may; with ``idle_seconds``, only the seat whose turn it is, once the
+        game has waited that long for it (a player who walked away)."""
+
+        def authorise(game: Game) -> None:
+            if organiser_hash is not None:
+                check_organiser(game.state, organiser_hash)
+
+        def withdraw(game: Game) -> None:
+            if idle_seconds is not None:
+                check_idle(game, seat, idle_seconds)
+            game.withdraw(seat, command)
+
+        return self._command(game_id, withdraw, command, authorise=authorise)
+
     def _command(
         self,
         game_id: UUID,
@@ -198,8 +236,9 @@ class Opus(Application[UUID]):
                 game = self._game(game_id)
                 if authorise is not None:
                     self._authorise(game, authorise)
-                if command and command in game.commands:
-                    return Outcome(None, game.commands[command], replayed=True)
+                replayed = game.replay_of(command) if command else None
+                if replayed is not None:
+                    return Outcome(None, replayed, replayed=True)
                 if expected_version is not None and game.version != expected_version:
                     if self._catch_up(game):
                         continue  # the cached game was behind: look again
@@ -294,12 +333,30 @@ class Opus(Application[UUID]):
         with self.reading(game_id) as (state, _):
             return legal.legal_moves(state, seat)
 
-    def legal_moves_of(self, game_id: UUID, token_hash: str) -> tuple[int, int, list[Move]]:
-        """The seat a token holds, the game's version, and every move the
-        engine would accept from that seat now (empty out of turn)."""
+    def legal_moves_of(self, game_id: UUID, token_hash: str) -> LegalMoves:
+        """Every move the engine would accept now from the seat a token holds."""
         with self.reading(game_id) as (state, version):
             seat = seat_of(state, token_hash)
-            return seat, version, legal.legal_moves(state, seat)
+            return LegalMoves(seat, version, legal.legal_moves(state, seat), why_none(state, seat))
+
+
+@dataclass(frozen=True)
+class LegalMoves:
+    seat: int
+    version: int
+    moves: list[Move]
+    reason: str | None  # why there are none, when there are none
+
+
+def why_none(state: GameState, seat: int) -> str | None:
+    """Why a seat has no legal move now (None when it may move)."""
+    if state.status == "open":
+        return "R2.2: the game has not started"
+    if state.status == "ended":
+        return "R7: the game is over"
+    if state.turn != seat:
+        return f"R3.4: it is {state.names[state.turn]}'s turn, not {state.names[seat]}'s"
+    return None
 
 
 def saved_records(game: Game, recordings: list[Recording[UUID]]) -> list[Record]:
@@ -325,6 +382,22 @@ def seat_of(state: GameState, token_hash: str) -> int:
         if stored and hmac.compare_digest(stored, token_hash):
             return seat
     raise NotSeatedError()
+
+
+def check_idle(game: Game, seat: int, idle_seconds: float) -> None:
+    """R3.5: the seat in turn has not moved for ``idle_seconds``."""
+    state = game.state
+    if state.status == "running" and state.turn != seat and 0 <= seat < state.players:
+        raise WithdrawalError(
+            f"it is {state.names[state.turn]}'s turn: only the seat whose turn it is "
+            "can be withdrawn for not moving"
+        )
+    waited = (datetime.now(UTC) - game.modified_on).total_seconds()
+    if state.status == "running" and waited < idle_seconds:
+        raise WithdrawalError(
+            f"{state.names[seat]} has had the turn for {waited:.0f} s; a seat can be "
+            f"withdrawn for not moving after {idle_seconds:.0f} s"
+        )
 
 
 def check_organiser(state: GameState, token_hash: str) -> None:

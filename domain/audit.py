@@ -38,13 +38,14 @@ from domain.events import (
     PlayerJoined,
     RecipeAssembled,
     RecipePlaced,
+    SeatWithdrawn,
     SpellCast,
     StageStolen,
     StageTaken,
     TurnEnded,
 )
 from domain.game import Game
-from domain.moves import Assemble, Cast, Discard, Move, Pass, Place
+from domain.moves import Assemble, Cast, Discard, Move, Pass, Place, Withdraw
 
 GAME_TOPIC = get_topic(Game)
 
@@ -341,7 +342,7 @@ def _rejudge(
         raise Failure(record, f"the payload does not fit {record.type}: {e}") from None
 
 
-def _move_of(records: Sequence[Record], i: int) -> Move | None:
+def _move_of(records: Sequence[Record], i: int) -> Move | Withdraw | None:
     record = records[i]
     p = record.payload or {}
     kind = record.type
@@ -363,6 +364,8 @@ def _move_of(records: Sequence[Record], i: int) -> Move | None:
         return Cast(p["player"], p["spell"], p["card"], p["recipe"], p["column"])
     if kind == TurnEnded.__name__ and p.get("passed"):
         return Pass(p["player"])
+    if kind == SeatWithdrawn.__name__:
+        return Withdraw(p["player"])
     return None
 
 

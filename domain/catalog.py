@@ -56,6 +56,7 @@ class Card:
     requires: tuple[Requirement, ...] = ()
     spell: str | None = None  # knowledge, transformation, destruction, transmutation
     stone: str | None = None  # nigredo, albedo, rubedo
+    name_ru: str = ""  # the printed (Russian) name; ``name`` is the English one
 
     @property
     def is_recipe(self) -> bool:
@@ -90,6 +91,7 @@ class Catalog:
     sequence_cards: dict[str, SequenceCard]
     stage_points: tuple[int, ...]
     elements: dict[int, str]
+    elements_ru: dict[int, str]
 
     @property
     def base_deck(self) -> tuple[int, ...]:
@@ -137,6 +139,7 @@ def load_catalog() -> Catalog:
             elements=tuple(raw["elements"]),
             requires=tuple(_requirement(r) for r in raw["requires"]),
             spell=SPELLS_BY_NAME.get(raw["name_en"]),
+            name_ru=raw["name_ru"],
         )
     for raw in guild["cards"]:
         cards[raw["id"]] = Card(
@@ -147,6 +150,7 @@ def load_catalog() -> Catalog:
             elements=(raw["element"],),
             spell=raw.get("spell"),
             stone=raw.get("stone"),
+            name_ru=raw["name_ru"],
         )
     sequence_cards = {
         s["id"]: SequenceCard(
@@ -157,5 +161,7 @@ def load_catalog() -> Catalog:
         )
         for s in guild["sequence_cards"]
     }
-    elements = {e["id"]: e["name_en"] for e in potions["elements"] if e["edition"] == "base"}
-    return Catalog(cards, sequence_cards, tuple(guild["stage_points"]), elements)
+    base = [e for e in potions["elements"] if e["edition"] == "base"]
+    elements = {e["id"]: e["name_en"] for e in base}
+    elements_ru = {e["id"]: e["name_ru"] for e in base}
+    return Catalog(cards, sequence_cards, tuple(guild["stage_points"]), elements, elements_ru)

@@ -27,13 +27,14 @@ from domain.events import (
     PointsAwarded,
     RecipeAssembled,
     RecipePlaced,
+    SeatWithdrawn,
     SequenceCompleted,
     SpellCast,
     StageStolen,
     StageTaken,
     TurnEnded,
 )
-from domain.moves import MAIN_ACTIONS, Assemble, Cast, Discard, Move, Pass, Place
+from domain.moves import MAIN_ACTIONS, Assemble, Cast, Discard, Move, Pass, Place, Withdraw
 from domain.ruleset import MAX_PLAYERS, MIN_PLAYERS, RuleSet
 from domain.state import CARDS, GameState, Location, deck_order
 
@@ -152,14 +153,45 @@ class Playing(Protocol):
     def version(self) -> int: ...
 
 
-def run_move(game: Playing, move: Move, apply: Callable[[list[Fact]], None]) -> None:
+def run_move(game: Playing, move: Move | Withdraw, apply: Callable[[list[Fact]], None]) -> None:
     """One move, the one way it is played: its facts are decided and applied;
     then a main action ends the turn (R3.2), decided on the state the move
-    left. ``Game.play`` applies the facts as new events; the audit
+    left; then every withdrawn seat whose turn comes draws and passes (R3.5).
+    ``Game.play`` applies the facts as new events; the audit
     (domain/audit.py) matches them with recorded ones."""
-    apply(decide(game.state, move, game.version))
-    if isinstance(move, MAIN_ACTIONS):
-        apply(decide_turn_end(game.state, move, game.version))
+    state = game.state
+    if isinstance(move, Withdraw):
+        apply(decide_withdraw(state, move.player, game.version))
+        if state.status == "running" and state.turn == move.player:
+            apply(decide_turn_end(state, Pass(move.player), game.version))  # ends with a pass
+    else:
+        apply(decide(state, move, game.version))
+        if isinstance(move, MAIN_ACTIONS):
+            apply(decide_turn_end(state, move, game.version))
+    while state.status == "running" and state.turn in state.withdrawn:
+        apply(decide_turn_end(state, Pass(state.turn), game.version))
+
+
+def decide_withdraw(state: GameState, seat: int, version: int) -> list[Fact]:
+    """R3.5: withdraw a seat of a running game; when it is the last seat still
+    in play, the game ends at once, with no pass."""
+    if state.status != "running":
+        raise E.WithdrawalError("only a seat of a running game can be withdrawn")
+    if not 0 <= seat < state.players:
+        raise E.WithdrawalError(f"there is no seat {seat} in this game")
+    if seat in state.withdrawn:
+        raise E.WithdrawalError(f"{state.names[seat]} has withdrawn already")
+    facts = Facts(version)
+    facts.add(SeatWithdrawn, player=seat)
+    if len(state.withdrawn) + 1 == state.players:
+        facts.add(
+            GameEnded,
+            reason="withdrawn",
+            scores=list(state.scores),
+            winners=winners(state),
+            secret=state.secret,
+        )
+    return facts.items
 
 
 def decide(state: GameState, move: Move, version: int) -> list[Fact]:

@@ -15,6 +15,10 @@ class VersionClashError(OpusError):
     """The game is not at the version the command expected."""
 
 
+class IdempotencyConflictError(OpusError):
+    """A command id (an idempotency key) reused for another request."""
+
+
 class NotAuthorisedError(OpusError):
     """The caller's token does not allow this in this game."""
 
@@ -51,6 +55,10 @@ class OutOfTurnError(RuleError):
 
 class PassNotAllowedError(RuleError):
     rule = "R3.3"
+
+
+class WithdrawalError(RuleError):
+    rule = "R3.5"
 
 
 class DiscardError(RuleError):

@@ -65,6 +65,7 @@ class GameEvent(Aggregate.Event):
         aggregate.chain = self.chain
         if self.command:  # a retried command is answered, never applied twice
             aggregate.commands[self.command] = self.originator_version
+            aggregate.command_keys.setdefault(self.command.partition(":")[0], self.command)
 
 
 class PlayerJoined(GameEvent):
@@ -178,8 +179,14 @@ class TurnEnded(GameEvent):
     passed: bool  # R3.3
 
 
+class SeatWithdrawn(GameEvent):
+    """R3.5: from now on the seat's turns keep their draw phase, then pass."""
+
+    player: int
+
+
 class GameEnded(GameEvent):
-    reason: str  # R7.1 or R7.2
+    reason: str  # R7.1, R7.2, or "withdrawn" (R3.5)
     scores: list[int]
     winners: list[int]  # R7.3: more than one when the win is shared
     secret: str  # R9.3: the revealed secret
@@ -203,6 +210,7 @@ EVENT_TYPES: dict[str, type[Any]] = {
         PointsAwarded,
         SequenceCompleted,
         TurnEnded,
+        SeatWithdrawn,
         GameEnded,
     )
 }

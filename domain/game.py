@@ -14,8 +14,9 @@ from eventsourcing.domain import Aggregate
 
 from domain import engine
 from domain.chain import GENESIS, event_record, next_chain, sealed_payload
+from domain.errors import IdempotencyConflictError
 from domain.events import GameCreated
-from domain.moves import Move
+from domain.moves import Move, Withdraw
 from domain.ruleset import RuleSet
 from domain.shuffle import commitment, new_secret
 from domain.state import GameState
@@ -36,6 +37,9 @@ class Game(Aggregate):
         self.state.organiser_hash = organiser_hash
         self.chain = GENESIS  # the head of the hash chain, set by every event
         self.commands: dict[str, int] = {}  # command id -> version after it
+        # A command id may be "<key>:<fingerprint of the request>": the key's
+        # first command, by key, to tell a retry from a key reused.
+        self.command_keys: dict[str, str] = {}
         # The auditor's form (domain/disclosure.py) of the events not yet
         # saved whose hidden fields were sealed for the chain, by version:
         # the live stream shows them as sealed here, without sealing again.
@@ -84,6 +88,20 @@ class Game(Aggregate):
         for cls, fields in facts:
             self.trigger_event(cls, command=command, **fields)
 
+    def replay_of(self, command: str) -> int | None:
+        """The version after the command, if it was applied already; an
+        IdempotencyConflictError if its key was used for another request."""
+        if command in self.commands:
+            return self.commands[command]
+        key, _, _ = command.partition(":")
+        first = self.command_keys.get(key)
+        if first is not None and first != command:
+            raise IdempotencyConflictError(
+                "this Idempotency-Key was used for another request (another path or "
+                "body); use a new key for a new command"
+            )
+        return None
+
     def join(
         self, name: str, contribution: str = "", token_hash: str = "", command: str = ""
     ) -> int:
@@ -94,6 +112,10 @@ class Game(Aggregate):
 
     def start(self, command: str = "") -> None:
         self._trigger_all(engine.decide_start(self.state, self.version), command)
+
+    def withdraw(self, seat: int, command: str = "") -> None:
+        """R3.5: the seat's turns pass from now on (a turn in progress too)."""
+        engine.run_move(self, Withdraw(seat), lambda facts: self._trigger_all(facts, command))
 
     def play(self, move: Move, command: str = "") -> None:
         """One move; a main action also ends the turn (R3.2)."""

@@ -70,6 +70,16 @@ class Pass:
     name: ClassVar[str] = "pass"
 
 
+@dataclass(frozen=True, slots=True)
+class Withdraw:
+    """R3.5: the seat is withdrawn (by its organiser or its tournament). No
+    seat plays it and no legal-move list offers it; the engine decides it as
+    it decides moves, so that the audit re-judges it like one."""
+
+    player: int
+    name: ClassVar[str] = "withdraw"
+
+
 Move = Discard | Assemble | Place | Cast | Pass
 MAIN_ACTIONS = (Discard, Assemble, Place, Pass)  # each ends the turn (R3.2)
 MOVE_TYPES: dict[str, type[Move]] = {m.name: m for m in (Discard, Assemble, Place, Cast, Pass)}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -45,16 +45,20 @@ def random_words(seed: bytes) -> Iterator[int]:
         counter += 1
 
 
-def shuffle(items: Sequence[T], seed: bytes) -> list[T]:
-    """R9.2: Fisher–Yates with rejection sampling; position 0 is the top."""
+def shuffle(items: Sequence[T], seed: bytes, *, words: Iterable[int] | None = None) -> list[T]:
+    """R9.2: Fisher–Yates with rejection sampling; position 0 is the top.
+
+    ``words`` is the source of 64-bit words, ``random_words(seed)`` unless
+    given: tests inject words at the rejection bound, which real words
+    practically never reach (fewer than 85 of the 2^64 words, for any deck)."""
     out = list(items)
-    words = random_words(seed)
+    source = iter(words) if words is not None else random_words(seed)
     for i in range(len(out) - 1, 0, -1):
         bound = i + 1
         limit = _WORD - (_WORD % bound)
-        word = next(words)
+        word = next(source)
         while word >= limit:
-            word = next(words)
+            word = next(source)
         j = word % bound
         out[i], out[j] = out[j], out[i]
     return out

@@ -61,6 +61,7 @@ class Table:
     scores: list[int] = field(default_factory=list)
     winners: list[int] = field(default_factory=list)
     revealed_secret: str | None = None  # R9.3: GameEnded reveals it
+    withdrawn: list[int] = field(default_factory=list)  # R3.5, in the order withdrawn
 
     # ---- reading ---------------------------------------------------------
 
@@ -121,6 +122,8 @@ class Table:
             "winners": list(self.winners),
             "commitment": self.commitment,
             "secret": self.revealed_secret if self.status == "ended" else None,
+            # shown once a seat has withdrawn: the view of every other game is as it was
+            **({"withdrawn": list(self.withdrawn)} if self.withdrawn else {}),
         }
 
     # ---- changing ----------------------------------------------------------
@@ -221,6 +224,9 @@ class Table:
     def on_TurnEnded(self, p: Payload) -> None:  # R3.2
         self.turn = p["next_player"]
 
+    def on_SeatWithdrawn(self, p: Payload) -> None:  # R3.5
+        self.withdrawn.append(p["player"])
+
     def on_GameEnded(self, p: Payload) -> None:  # R7
         self.status = "ended"
         self.winners = list(p["winners"])
@@ -296,6 +302,7 @@ class PublicTable(Table):
             revealed_secret=doc["secret"],
             hand_sizes=list(doc["hand_sizes"]),
             deck_size=doc["deck_size"],
+            withdrawn=list(doc.get("withdrawn", [])),
         )
 
 

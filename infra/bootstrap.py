@@ -10,9 +10,11 @@
 from __future__ import annotations
 
 import logging
+import math
 import random
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING
 from domain.application import Opus
 from infra.broker import Broker, InProcessBroker, RedisBroker
 from infra.idempotency import InProcessResponses, RedisResponses, ResponseCache
-from infra.settings import SQLITE, Settings, ViewStoreSettings, is_sqlite_file
+from infra.settings import POSTGRES, SQLITE, Settings, ViewStoreSettings, is_sqlite_file
 from projections.base import ViewProjection
 from projections.ports import ViewStore
 from projections.queries import Queries
@@ -37,6 +39,10 @@ log = logging.getLogger(__name__)
 SUBSCRIBABLE_SQLITE_RECORDER = "projections.subscription:SubscribableSQLiteApplicationRecorder"
 ATTEMPTS = 8  # to open the event store, when processes starting together race
 RUNNER_JOIN_SECONDS = 5.0  # how long closing the HTTP service waits for a runner
+# A runner reopens its application when PostgreSQL drops it: each attempt to
+# connect waits this long at most (eventsourcing's default, 30 s, would
+# outlast a short --reconnect-timeout), unless POSTGRES_CONNECT_TIMEOUT says.
+RUNNER_CONNECT_TIMEOUT = 5
 
 
 # ---- the event store ------------------------------------------------------------------
@@ -112,13 +118,22 @@ def projection_runner(
 ) -> ProjectionRunner:
     """A runner of the projection (not started) on a view store and an
     application of its own; stopping it closes the application, its caller
-    closes ``runner.store``."""
+    closes ``runner.store``. Its attempts to reach PostgreSQL again are
+    bounded by ``RUNNER_CONNECT_TIMEOUT`` (or the reconnect timeout, if
+    shorter) unless ``POSTGRES_CONNECT_TIMEOUT`` is set."""
+    events = settings.event_store
+    if events["PERSISTENCE_MODULE"] == POSTGRES and "POSTGRES_CONNECT_TIMEOUT" not in events:
+        seconds = max(1, min(RUNNER_CONNECT_TIMEOUT, math.ceil(settings.reconnect_timeout)))
+        settings = replace(
+            settings, event_store={**events, "POSTGRES_CONNECT_TIMEOUT": str(seconds)}
+        )
     return ProjectionRunner(
         projection_class,
         open_views(settings),
         application_opener(settings),
         batch_size=settings.runner_batch_size,
         reconnect_timeout=settings.reconnect_timeout,
+        check_interval=settings.runner_check_seconds,
     )
 
 
@@ -160,6 +175,8 @@ def open_services(settings: Settings) -> Services:
         responses,
         views=Queries(store, head=partial(log_head, application)),
         query_wait_seconds=settings.query_wait_seconds,
+        inactivity_seconds=settings.inactivity_seconds,
+        ready_max_lag=settings.ready_max_lag,
     )
     services.closers.extend([application.close, broker.close, store.close])
     if settings.run_projections:

@@ -1,17 +1,22 @@
 """Fan-out of a game's public events to its live streams.
 
 In one process a set of queues per game does it; with Redis configured, a
-pub/sub channel per game carries them to every API process.
+pub/sub channel per game carries them to every API and stream process, each
+process reading them on one connection and handing them to its own queues.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import queue
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
+
+log = logging.getLogger(__name__)
 
 
 class Subscription(Protocol):
@@ -69,21 +74,21 @@ class InProcessBroker:
         pass
 
 
-class _RedisSubscription:
-    def __init__(self, pubsub: Any) -> None:
-        self.pubsub = pubsub
-
-    def get(self, timeout: float) -> str | None:
-        message = self.pubsub.get_message(ignore_subscribe_messages=True, timeout=timeout)
-        if message is None:
-            return None
-        data = message["data"]
-        return data.decode("utf-8") if isinstance(data, bytes) else str(data)
-
-
 class RedisBroker:
     """A channel per game, ``<prefix>games:<id>``: deployments sharing a
-    Redis under different prefixes never hear each other's games."""
+    Redis under different prefixes never hear each other's games.
+
+    A process holds one pub/sub connection, whatever the number of its
+    streams: a reader thread (a greenlet under gevent) subscribes to the
+    pattern ``<prefix>games:*`` once, on the first ``subscribe``, and hands
+    each message to the local queues of that game's streams. A thousand open
+    streams cost a thousand queues, not a thousand Redis connections. A
+    message lost while the connection is re-established leaves a gap in the
+    versions, which the stream reads from the log (api/stream.py).
+    """
+
+    READY_SECONDS = 5.0  # how long the first subscribe waits for the pattern's confirmation
+    POLL_SECONDS = 1.0  # how often the reader looks whether it was closed
 
     def __init__(self, url: str, prefix: str) -> None:
         import redis
@@ -92,22 +97,67 @@ class RedisBroker:
         # as "Awaitable[T] | T", shared with its asyncio client.
         self.client: Any = redis.Redis.from_url(url)
         self.prefix = prefix
+        self._local = InProcessBroker()
+        self._lock = threading.Lock()
+        self._ready = threading.Event()
+        self._closed = threading.Event()
+        self._reader: threading.Thread | None = None
 
     def channel(self, game_id: str) -> str:
         return f"{self.prefix}games:{game_id}"
+
+    def pattern(self) -> str:
+        """Every game channel of this prefix, the prefix's glob characters escaped."""
+        escaped = re.sub(r"([\\*?\[\]])", r"\\\1", self.prefix)
+        return f"{escaped}games:*"
 
     def publish(self, game_id: str, message: str) -> None:
         self.client.publish(self.channel(game_id), message)
 
     @contextmanager
-    def subscribe(self, game_id: str) -> Iterator[_RedisSubscription]:
-        pubsub = self.client.pubsub()
-        pubsub.subscribe(self.channel(game_id))
-        try:
-            pubsub.get_message(timeout=1.0)  # the subscribe confirmation
-            yield _RedisSubscription(pubsub)
-        finally:
-            pubsub.close()
+    def subscribe(self, game_id: str) -> Iterator[_QueueSubscription]:
+        self._start_reader()
+        with self._local.subscribe(game_id) as subscription:
+            yield subscription
+
+    def _start_reader(self) -> None:
+        with self._lock:
+            if self._reader is None:
+                self._reader = threading.Thread(target=self._read, name="opus-broker", daemon=True)
+                self._reader.start()
+        self._ready.wait(self.READY_SECONDS)
+
+    def _read(self) -> None:
+        channels = len(self.prefix) + len("games:")
+        while not self._closed.is_set():
+            pubsub = self.client.pubsub()
+            try:
+                pubsub.psubscribe(self.pattern())
+                while not self._closed.is_set():
+                    message = pubsub.get_message(timeout=self.POLL_SECONDS)
+                    if message is None:
+                        continue
+                    if message["type"] == "psubscribe":
+                        self._ready.set()
+                        continue
+                    if message["type"] != "pmessage":
+                        continue
+                    channel, data = message["channel"], message["data"]
+                    channel = channel.decode() if isinstance(channel, bytes) else str(channel)
+                    text = data.decode("utf-8") if isinstance(data, bytes) else str(data)
+                    self._local.publish(channel[channels:], text)
+            except Exception as e:  # Redis away: retry; the streams read gaps from the log
+                if self._closed.is_set():
+                    return
+                log.warning("live events: Redis pub/sub failed (%s); reconnecting", e)
+                self._closed.wait(self.POLL_SECONDS)
+            finally:
+                with contextlib.suppress(Exception):
+                    pubsub.close()
 
     def close(self) -> None:
+        self._closed.set()
+        reader = self._reader
+        if reader is not None and reader is not threading.current_thread():
+            reader.join(self.POLL_SECONDS * 2)
         self.client.close()

@@ -1,15 +1,19 @@
 """Responses kept under their Idempotency-Key, so a retry gets the first one.
 
 The domain already refuses to apply a command id twice (its events carry the
-id); this cache makes the retried response identical to the first.
+id); this cache makes the retried response identical to the first. So the
+cache is best-effort: a store that cannot be reached is a miss on read and a
+write skipped (each logged), never a failed command.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from typing import Any, Protocol
 
+log = logging.getLogger(__name__)
 TTL_SECONDS = 24 * 3600
 
 
@@ -36,19 +40,36 @@ class InProcessResponses:
                 self._items.popitem(last=False)
 
 
+def redis_errors() -> tuple[type[BaseException], ...]:
+    """What a Redis client raises when the server cannot be reached or
+    answers with an error (redis-py's base error), and the socket's."""
+    import redis
+
+    return (redis.RedisError, OSError)
+
+
 class RedisResponses:
-    """Responses under ``<prefix>idempotency:<key>``, one prefix per deployment."""
+    """Responses under ``<prefix>idempotency:<key>``, one prefix per deployment;
+    with Redis down, a miss on read and nothing kept on write."""
 
     def __init__(self, client: Any, prefix: str) -> None:
         self.client = client
         self.prefix = prefix
+        self.errors = redis_errors()
 
     def _key(self, key: str) -> str:
         return f"{self.prefix}idempotency:{key}"
 
     def get(self, key: str) -> str | None:
-        value = self.client.get(self._key(key))
+        try:
+            value = self.client.get(self._key(key))
+        except self.errors as e:
+            log.warning("response cache unreachable, a miss: %s: %s", type(e).__name__, e)
+            return None
         return value.decode("utf-8") if isinstance(value, bytes) else value
 
     def put(self, key: str, response: str) -> None:
-        self.client.set(self._key(key), response, ex=TTL_SECONDS, nx=True)
+        try:
+            self.client.set(self._key(key), response, ex=TTL_SECONDS, nx=True)
+        except self.errors as e:
+            log.warning("response cache unreachable, not kept: %s: %s", type(e).__name__, e)

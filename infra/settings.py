@@ -15,7 +15,17 @@ default, ``eventsourcing.postgres``, or ``eventsourcing.popo`` in memory),
 - ``OPUS_RUN_PROJECTIONS`` (default 1): the HTTP service runs the projections
   in threads; 0 leaves them to ``opus project`` processes;
 - ``OPUS_QUERY_WAIT_SECONDS`` (5): how long ``?after=`` waits at most;
-- ``OPUS_MAX_BODY_BYTES`` (64 KiB): the largest request body.
+- ``OPUS_MAX_BODY_BYTES`` (64 KiB): the largest request body;
+- ``OPUS_INACTIVITY_SECONDS`` (300): how long a seat may leave its turn
+  idle before the organiser may withdraw it (RULES R3.5);
+- ``OPUS_RATE_LIMIT`` (``300/60``): games created and seats taken per client
+  address, N in any S seconds (429 with Retry-After past it); ``0`` is none;
+- ``OPUS_READY_MAX_LAG`` (1000): /readyz answers 503 once a view is more
+  than this many positions behind the log's head (HTTP service, embedded
+  or not);
+- ``OPUS_RUNNER_CHECK_SECONDS`` (1): how often an idle projection runner
+  checks that its view still stands where it left it in the view store
+  (a Redis restarted empty, or from an older snapshot, is caught up at once).
 
 The batch sizes and the reconnect timeout are the command line's options.
 """
@@ -31,7 +41,7 @@ from typing import TypeVar
 from projections.queries import WAIT_TIMEOUT
 from projections.rebuild import BATCH_SIZE as REBUILD_BATCH_SIZE
 from projections.runner import BATCH_SIZE as RUNNER_BATCH_SIZE
-from projections.runner import RECONNECT_TIMEOUT
+from projections.runner import CHECK_INTERVAL, RECONNECT_TIMEOUT
 
 # ---- defaults ---------------------------------------------------------------------
 
@@ -49,9 +59,13 @@ DEFAULT_REDIS_PREFIX = "opus:"
 DEFAULT_RUN_PROJECTIONS = True
 DEFAULT_QUERY_WAIT_SECONDS = WAIT_TIMEOUT
 DEFAULT_MAX_BODY_BYTES = 64 * 1024
+DEFAULT_INACTIVITY_SECONDS = 300.0  # R3.5: a seat's turn left idle this long may be withdrawn
+DEFAULT_RATE_LIMIT = "300/60"  # creates and joins per client: N in any S seconds
 DEFAULT_RUNNER_BATCH_SIZE = RUNNER_BATCH_SIZE
 DEFAULT_REBUILD_BATCH_SIZE = REBUILD_BATCH_SIZE
 DEFAULT_RECONNECT_TIMEOUT = RECONNECT_TIMEOUT
+DEFAULT_READY_MAX_LAG = 1000  # positions of the log a view may lag and still be ready
+DEFAULT_RUNNER_CHECK_SECONDS = CHECK_INTERVAL
 
 SQLITE = "eventsourcing.sqlite"
 POSTGRES = "eventsourcing.postgres"
@@ -116,6 +130,10 @@ class Settings:
     runner_batch_size: int = DEFAULT_RUNNER_BATCH_SIZE
     rebuild_batch_size: int = DEFAULT_REBUILD_BATCH_SIZE
     reconnect_timeout: float = DEFAULT_RECONNECT_TIMEOUT
+    ready_max_lag: int = DEFAULT_READY_MAX_LAG
+    runner_check_seconds: float = DEFAULT_RUNNER_CHECK_SECONDS
+    inactivity_seconds: float = DEFAULT_INACTIVITY_SECONDS
+    rate_limit: str = DEFAULT_RATE_LIMIT
 
     @classmethod
     def from_env(
@@ -145,6 +163,14 @@ class Settings:
                 env, "OPUS_QUERY_WAIT_SECONDS", float, DEFAULT_QUERY_WAIT_SECONDS
             ),
             max_body_bytes=_number(env, "OPUS_MAX_BODY_BYTES", int, DEFAULT_MAX_BODY_BYTES),
+            ready_max_lag=_number(env, "OPUS_READY_MAX_LAG", int, DEFAULT_READY_MAX_LAG),
+            runner_check_seconds=_number(
+                env, "OPUS_RUNNER_CHECK_SECONDS", float, DEFAULT_RUNNER_CHECK_SECONDS
+            ),
+            inactivity_seconds=_number(
+                env, "OPUS_INACTIVITY_SECONDS", float, DEFAULT_INACTIVITY_SECONDS
+            ),
+            rate_limit=env.get("OPUS_RATE_LIMIT", DEFAULT_RATE_LIMIT),
         )
 
     @property

@@ -34,6 +34,7 @@ from domain.events import (
     PointsAwarded,
     RecipeAssembled,
     RecipePlaced,
+    SeatWithdrawn,
     SequenceCompleted,
     SpellCast,
     StageStolen,
@@ -203,6 +204,11 @@ class MoveLog(ViewProjection):
         did = "passed" if event.passed else "ended the turn"
         after = self.who(tx, event, event.next_player)
         text = f"{self.who(tx, event, event.player)} {did}; {after} plays"
+        self.log(tx, event, position, text)
+
+    @project.register
+    def _withdrawn(self, event: SeatWithdrawn, tx: Transaction, position: int) -> None:
+        text = f"{self.who(tx, event, event.player)} withdrew: their turns pass (R3.5)"
         self.log(tx, event, position, text)
 
     @project.register

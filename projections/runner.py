@@ -13,6 +13,14 @@ Failures:
   so a restart resumes exactly at the failing event;
 - a view store that cannot be reached is retried (the position reloaded)
   until ``reconnect_timeout``, then the runner stops loudly;
+- so is an event store that drops its connection (PostgreSQL restarted, a
+  connection killed, idle or busy): the application and its subscription
+  are opened again, from the view's position, until ``reconnect_timeout``;
+- while idle, every ``check_interval`` seconds, the runner reads its view's
+  position (and active generation) from the store: if it went back or
+  vanished (Redis restarted empty, or from an older snapshot) or moved
+  under it, the view is reloaded and followed from the store's position at
+  once, not at the next event;
 - a tracking conflict (another writer, or a blue/green swap) reloads the
   view's generation and position and resubscribes from there.
 """
@@ -26,7 +34,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from eventsourcing.persistence import Notification
+from eventsourcing.persistence import InterfaceError, Notification, OperationalError
 
 from domain.application import Opus
 from projections.base import EventDecoder, ViewProjection
@@ -36,7 +44,38 @@ from projections.view import View
 
 log = logging.getLogger(__name__)
 BATCH_SIZE = 500  # events committed together at most
-RECONNECT_TIMEOUT = 30.0  # seconds an unreachable view store is retried
+RECONNECT_TIMEOUT = 30.0  # seconds an unreachable view or event store is retried
+CHECK_INTERVAL = 1.0  # seconds between checks, while idle, of the view's stored position
+RETRY_PAUSE = 0.2  # seconds between attempts to reach a store again
+
+
+def event_store_errors() -> tuple[type[BaseException], ...]:
+    """The errors of an event store that cannot be reached now: eventsourcing's
+    own, psycopg's (the LISTEN connection raises them unwrapped) and the
+    socket's."""
+    errors: tuple[type[BaseException], ...] = (
+        OperationalError,
+        InterfaceError,
+        ConnectionError,
+    )
+    try:
+        import psycopg
+    except ImportError:  # pragma: no cover - PostgreSQL's client is optional
+        return errors
+    return (*errors, psycopg.OperationalError, psycopg.InterfaceError)
+
+
+EVENT_STORE_ERRORS = event_store_errors()
+
+
+class EventStoreUnavailableError(Exception):
+    """The event store stayed unreachable for the runner's reconnect timeout."""
+
+
+class ViewMovedError(Exception):
+    """The view's stored position (or active generation) is not the one the
+    runner holds: it went back or vanished (the store restarted empty), or
+    another writer moved it. The runner reloads the view."""
 
 
 class ProjectionError(Exception):
@@ -113,18 +152,23 @@ class ProjectionRunner:
         *,
         batch_size: int = BATCH_SIZE,
         reconnect_timeout: float = RECONNECT_TIMEOUT,
+        check_interval: float = CHECK_INTERVAL,
     ) -> None:
         self.projection_class = projection_class
         self.name = projection_class.name
         self.store = store
         self.batch_size = batch_size
         self.reconnect_timeout = reconnect_timeout
+        self.check_interval = check_interval
+        self._open_application = open_application
         # Opened here, in the caller's thread: runners started together in
         # threads would race to create PostgreSQL's tables and functions.
         self.app = open_application()
         self.error: BaseException | None = None
         self.view: View | None = None
         self._reached_store = True
+        self._reached_events = True
+        self._app_broken = False
         self._stopping = threading.Event()
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"project-{self.name}", daemon=True)
@@ -178,13 +222,14 @@ class ProjectionRunner:
     # ---- the loop -----------------------------------------------------------------
 
     def _run(self) -> None:
-        app = self.app
         try:
-            decoder = EventDecoder(app.mapper)
             unavailable_since = 0.0
+            events_down_since = 0.0
             while not self._stopping.is_set():
                 try:
-                    self._follow(app, decoder)
+                    if self._app_broken:
+                        self._reopen_application()
+                    self._follow(self.app, EventDecoder(self.app.mapper))
                 except ViewStoreUnavailableError as e:
                     now = time.monotonic()
                     if self._reached_store:  # a new outage: its own time limit
@@ -195,16 +240,45 @@ class ProjectionRunner:
                             f"{self.reconnect_timeout:.0f} s: {e}"
                         ) from e
                     log.warning("projection %s: %s; retrying", self.name, e)
-                    self._stopping.wait(0.2)
+                    self._stopping.wait(RETRY_PAUSE)
+                except EVENT_STORE_ERRORS as e:
+                    now = time.monotonic()
+                    if self._reached_events:
+                        events_down_since, self._reached_events = now, False
+                    if now - events_down_since > self.reconnect_timeout:
+                        raise EventStoreUnavailableError(
+                            f"projection {self.name}: event store unreachable for "
+                            f"{self.reconnect_timeout:.0f} s: {type(e).__name__}: {e}"
+                        ) from e
+                    log.warning(
+                        "projection %s: event store: %s: %s; reconnecting",
+                        self.name,
+                        type(e).__name__,
+                        e,
+                    )
+                    self._app_broken = True
+                    self._stopping.wait(RETRY_PAUSE)
                 except TrackingConflictError as e:
                     log.info("projection %s: %s; reloading", self.name, e)
+                except ViewMovedError as e:
+                    log.warning("projection %s: %s; reloading", self.name, e)
         except BaseException as e:
             self.error = e
             log.error("%s", e)
         finally:
             self._stopping.set()
             self._stopped.set()
-            app.close()
+            self.app.close()
+
+    def _reopen_application(self) -> None:
+        """Close the application whose connections failed and open another;
+        an error opening it is the event store's, retried by ``_run``."""
+        try:
+            self.app.close()
+        except Exception as e:  # its connections are broken already
+            log.debug("projection %s: closing the application: %s", self.name, e)
+        self.app = self._open_application()
+        self._app_broken = False
 
     def _follow(self, app: Opus, decoder: EventDecoder) -> None:
         """Subscribe after the view's position and project until stopped.
@@ -223,11 +297,15 @@ class ProjectionRunner:
         done = threading.Event()
         reader = threading.Thread(target=_read, args=(subscription, inbox, done), daemon=True)
         reader.start()
+        next_check = time.monotonic() + self.check_interval
         try:
             while not self._stopping.is_set():
                 try:
                     first = inbox.get(timeout=0.1)
                 except queue.Empty:
+                    if time.monotonic() >= next_check:
+                        self._check(view)
+                        next_check = time.monotonic() + self.check_interval
                     continue
                 batch = [first]
                 while len(batch) < self.batch_size:
@@ -240,12 +318,27 @@ class ProjectionRunner:
                 if notifications:
                     events, decode_error = decode_all(decoder, notifications)
                     project_batch(projection, notifications, events, app.name, decode_error)
+                    self._reached_events = True
                 if errors:
                     raise errors[0]
         finally:
             done.set()
             subscription.__exit__(None, None, None)
             reader.join(timeout=5)
+
+    def _check(self, view: View) -> None:
+        """While idle: the event store still answers, and the view stands in
+        the store where this runner believes it does; else raise."""
+        self.app.recorder.max_notification_id()  # raises if the log is unreachable
+        self._reached_events = True
+        if view.follows_active and self.store.active_generation(self.name) != view.generation:
+            raise ViewMovedError(f"generation {view.generation} is no longer active")
+        believed = view.position
+        stored = self.store.position(view.ns, view.application_name)
+        if stored != believed:
+            raise ViewMovedError(
+                f"{view.ns} stands at position {stored} in the store, not {believed}"
+            )
 
 
 def _read(

@@ -6,7 +6,10 @@ table, Sequence) into the zone the test names, so each card stays in exactly
 one zone (R1.3). The rearranging itself records nothing; the moves a test
 then plays go through ``Game.play`` like any other, and their events are
 kept in ``Position.events``; after every move the zones (R1.3) and the
-points ledger (R8.1) are checked.
+points ledger (R8.1) are checked. After every builder step and before and
+after every move, every move ``domain.legal.legal_moves`` lists for the seat
+to play must be accepted by the engine (``domain.engine.decide``), so the
+legal-move list is held to the rules on every hand-built position.
 
 Cards the tests use, by id (see ``domain/data/potions.json``)::
 
@@ -25,9 +28,11 @@ from typing import Any
 import pytest
 
 from domain.catalog import STONES
+from domain.engine import decide
 from domain.errors import RuleError
 from domain.events import PointsAwarded
 from domain.game import Game
+from domain.legal import legal_moves
 from domain.moves import Move
 from domain.ruleset import RuleSet
 from domain.state import CARDS, CATALOG, GAP, GameState
@@ -115,21 +120,21 @@ class Position:
         for card_id in cards:
             self._detach(card_id)
             self.state.hands[seat].append(card_id)
-        return self
+        return self.check()
 
     def cabinet(self, *cards: int) -> Position:
         """Put cards on top of their stacks, in this order (the last is on top)."""
         for card_id in cards:
             self._detach(card_id)
             self.state.push(card_id)
-        return self
+        return self.check()
 
     def table(self, seat: int, recipe: int, *components: int) -> Position:
         """An assembled recipe on a seat's table, its components in slot order."""
         for card_id in (recipe, *components):
             self._detach(card_id)
         self.state.tables[seat][recipe] = list(components)
-        return self
+        return self.check()
 
     def column(self, seat: int, stone: str, *stages: int) -> Position:
         """Fill stages 1, 2, ... of a seat's column with these cards (or GAP)."""
@@ -138,14 +143,14 @@ class Position:
                 self._detach(card_id)
         stages_list: list[int | None] = [*stages, *[None] * (7 - len(stages))]
         self.state.columns[seat][stone] = stages_list
-        return self
+        return self.check()
 
     def deck(self, *cards: int) -> Position:
         """Put cards on top of the deck; the first named is the top card."""
         for card_id in cards:
             self._detach(card_id)
         self.state.deck[:0] = list(cards)
-        return self
+        return self.check()
 
     def empty_deck(self, keep: int = 0) -> Position:
         """Keep only the top ``keep`` cards of the deck; the others go to the
@@ -154,25 +159,50 @@ class Position:
         rest, s.deck = s.deck[keep:], s.deck[:keep]
         for card_id in rest:
             s.cabinet.setdefault(CARDS[card_id].stack, []).insert(0, card_id)
-        return self
+        return self.check()
 
     def turn(self, seat: int) -> Position:
         self.state.turn = seat
-        return self
+        return self.check()
 
     def check(self) -> Position:
-        """R1.3: every card is in exactly one zone."""
+        """R1.3: every card is in exactly one zone; and every move the
+        legal-move list offers the seat to play is one the engine accepts.
+        Called after every builder step and around every move played."""
         assert sorted(self.state.all_zones()) == all_cards(self.guild)
+        self.check_legal_moves()
         return self
+
+    def check_legal_moves(self) -> None:
+        """Every move of ``legal_moves`` is accepted by ``engine.decide``
+        (pure: facts or a RuleError) at the game's version, on this position."""
+        state = self.state
+        if state.status != "running":
+            return
+        for move in legal_moves(state, state.turn):
+            try:
+                decide(state, move, self.game.version)
+            except RuleError as error:
+                raise AssertionError(f"listed as legal but refused: {move}: {error}") from None
 
     # ---- playing -------------------------------------------------------------
 
     def play(self, *moves: Move) -> list[Any]:
         """Play moves; returns the events they recorded (also kept in ``events``)."""
         new: list[Any] = []
+        self.check()
         for move in moves:
             self.game.play(move)
             new.extend(self.game.collect_events())
+            self.check()
+        self.events.extend(new)
+        self.assert_ledger()
+        return new
+
+    def withdraw(self, seat: int) -> list[Any]:
+        """R3.5: withdraw a seat; returns the events it recorded."""
+        self.game.withdraw(seat)
+        new = list(self.game.collect_events())
         self.events.extend(new)
         self.check()
         self.assert_ledger()
@@ -181,6 +211,7 @@ class Position:
     def refuse(self, move: Move, error: type[RuleError], rule: str) -> RuleError:
         """Play a move the rules refuse: check the error class, that its text
         starts with the rule id, and that nothing at all was recorded."""
+        self.check()
         before = copy.deepcopy(self.state)
         version = self.game.version
         pending = len(self.game.pending_events)

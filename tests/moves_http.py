@@ -8,12 +8,14 @@ from domain.moves import MOVE_TYPES, Assemble, Move
 
 
 def move_request(move: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """The path (under ``/games/{id}/``) and body that post a move as the
-    legal-moves query lists it."""
-    kind = move["move"]
-    if kind == "assemble":
-        return kind, {"card": move["card"], "components": [{"card": c} for c in move["components"]]}
-    return kind, {k: v for k, v in move.items() if k not in ("move", "player")}
+    """The kind (the path's last part, under ``/games/{id}/``) and the body
+    of a legal move as the legal-moves query lists it (a request)."""
+    return kind_of(move), move["body"]
+
+
+def kind_of(move: dict[str, Any]) -> str:
+    """discard, assemble, place, cast or pass: the last part of its path."""
+    return str(move["path"]).rsplit("/", 1)[1]
 
 
 def move_from_dict(d: dict[str, Any]) -> Move:

@@ -58,7 +58,7 @@ def batch_size_option(default: int, what: str) -> Any:
     "--reconnect-timeout",
     default=DEFAULT_RECONNECT_TIMEOUT,
     show_default=True,
-    help="Seconds to keep retrying an unreachable view store before failing.",
+    help="Seconds to keep retrying an unreachable view store or event store before failing.",
 )
 def project(projections: tuple[str, ...], batch_size: int, reconnect_timeout: float) -> None:
     """Run projection runners (all, or those named): catch up from each

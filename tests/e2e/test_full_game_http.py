@@ -20,7 +20,7 @@ import pytest
 import requests
 
 from tests.conftest import POSTGRES_ENV
-from tests.moves_http import move_request
+from tests.moves_http import kind_of, move_request
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 OPUS = str(Path(sys.executable).parent / "opus")
@@ -162,7 +162,7 @@ def play_whole_game(base: str, seed: int) -> None:
         seat = table["turn"]
         legal = http.get(f"{base}/games/{game}/legal-moves", headers=auth(tokens[seat])).json()
         # Prefer main actions, so the game moves on; spells now and then.
-        mains = [m for m in legal["moves"] if m["move"] != "cast"] or legal["moves"]
+        mains = [m for m in legal["moves"] if kind_of(m) != "cast"] or legal["moves"]
         kind, body = move_request(rng.choice(legal["moves"] if rng.random() < 0.2 else mains))
         posted = http.post(f"{base}/games/{game}/{kind}", json=body, headers=auth(tokens[seat]))
         assert posted.status_code == 201, posted.text

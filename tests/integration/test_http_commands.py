@@ -16,6 +16,7 @@ from flask.testing import FlaskClient
 from domain.catalog import load_catalog
 from domain.disclosure import hidden_fields
 from tests.apps import embedded_app
+from tests.moves_http import kind_of
 
 
 @pytest.fixture
@@ -87,8 +88,14 @@ def test_a_seat_plays_only_with_its_own_token_and_only_on_its_turn(app: Flask) -
     assert other.status_code == 403 and other.json["rule"] == "R3.4"
     moves = client.get(f"/games/{game_id}/legal-moves", headers=bearer(tokens[1]))
     assert moves.status_code == 200 and moves.json["seat"] == 1 and moves.json["moves"] == []
+    assert moves.json["reason"] == "R3.4: it is P0's turn, not P1's"
+    offered = client.get(f"/games/{game_id}/legal-moves", headers=bearer(tokens[0])).json
+    assert offered["reason"] is None and offered["moves"]
+    for request in offered["moves"]:  # each is a request the API takes as it is
+        assert request["method"] == "POST" and request["path"].startswith(f"/games/{game_id}/")
     assert opus(app).version(UUID(game_id)) == version
-    mine = client.post(f"/games/{game_id}/discard", json={"card": card}, headers=bearer(tokens[0]))
+    chosen = next(m for m in offered["moves"] if m["body"] == {"card": card})
+    mine = client.post(chosen["path"], json=chosen["body"], headers=bearer(tokens[0]))
     assert mine.status_code == 201 and mine.json["version"] > version
 
 
@@ -152,13 +159,13 @@ def test_concurrent_clients_each_command_lands_once(app: Flask) -> None:
             version = opus(app).version(UUID(game_id))
             seat = opus(app).state(UUID(game_id)).turn
             moves = client.get(f"/games/{game_id}/legal-moves", headers=bearer(tokens[seat]))
-            options = [m for m in moves.json["moves"] if m["move"] == "discard"]
+            options = [m for m in moves.json["moves"] if kind_of(m) == "discard"]
             if not options:
                 return
             m = options[k % len(options)]
             r = client.post(
-                f"/games/{game_id}/discard",
-                json={"card": m["card"]},
+                m["path"],
+                json=m["body"],
                 headers={
                     **bearer(tokens[seat]),
                     "If-Match": f'"{version}"',

@@ -10,7 +10,7 @@ element 8), Great Elixir of Eternal Love 49 (Love Potion + Elixir of Fidelity).
 from __future__ import annotations
 
 from domain.errors import AssemblyError, DiscardError
-from domain.moves import Assemble, Discard
+from domain.moves import Assemble, Cast, Discard
 from domain.state import GAP
 from tests.builders import Position, kinds, of_kind, points
 
@@ -37,6 +37,17 @@ def test_R4_1_discard_onto_a_stack_that_has_cards_scores_nothing() -> None:
     assert p.stack(3) == [7, 6]
     assert points(events) == []
     assert p.state.scores == [0, 0]
+
+
+def test_R4_1_a_stack_emptied_during_play_counts_as_empty() -> None:
+    """R4.1, R6.1: Knowledge takes Love Potion 6, the last card of the element-3
+    stack; the stack is empty again, so discarding 6 back onto it scores 1."""
+    p = Position().hand(0, 73).cabinet(6)
+    p.play(Cast(0, 73, card=6))
+    assert p.stack(3) == []
+    events = p.play(Discard(0, 6))
+    assert p.stack(3) == [6]
+    assert points(events) == [(0, 1, "R4.1")]
 
 
 def test_R4_1_a_supreme_card_forms_its_own_stack_so_its_discard_scores() -> None:

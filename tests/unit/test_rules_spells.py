@@ -7,6 +7,7 @@ Destruction 75 (9), 76 (2); Transmutation 206 (6), 207 (11), 208 (15).
 from __future__ import annotations
 
 from domain.errors import PlacementError, SpellError
+from domain.legal import legal_moves
 from domain.moves import Cast, Discard, Place
 from tests.builders import Position, kinds, of_kind, points
 
@@ -189,6 +190,20 @@ def test_R6_4_transmutation_fills_stages_one_to_six_only() -> None:
     """R6.4: stage 7 takes only its Stone."""
     p = Position().hand(0, 206).column(0, "albedo", 6, 14, 38, 44, 49, 67)
     p.refuse(Cast(0, 206, column="albedo"), SpellError, "R6.4")
+
+
+def test_R6_4_the_legal_moves_offer_transmutation_only_up_to_stage_six() -> None:
+    """R6.4: Ada's albedo column is at stage 6 (its next stage is the Stone's),
+    rubedo at stage 5: the legal moves offer Transmutation for rubedo (stage 6)
+    and nigredo (stage 1), never for albedo; the engine accepts what is offered
+    (held by ``Position.check`` on every position)."""
+    p = Position().hand(0, 206).column(0, "albedo", 6, 14, 38, 44, 49, 67)
+    p.column(0, "rubedo", 7, 15, 39, 45, 50)
+    offered = {m.column for m in legal_moves(p.state, 0) if isinstance(m, Cast)}
+    assert offered == {"nigredo", "rubedo"}
+    p.refuse(Cast(0, 206, column="albedo"), SpellError, "R6.4")
+    events = p.play(Cast(0, 206, column="rubedo"))
+    assert of_kind(events, "SpellCast")[0].stage == 6
 
 
 def test_R6_4_transmutation_needs_a_column_of_your_own() -> None:

@@ -1,0 +1,510 @@
+"""Open event streams against /healthz and moves, on the production layout.
+
+The bench starts the production layout on 127.0.0.1 itself: the API under
+gunicorn (gthread, as docker-compose.yml), the stream service under gunicorn
+with gevent workers (``api.stream:create_stream_app()``) and an ``opus
+project`` process, on PostgreSQL (a schema of its own) and Redis (a prefix of
+its own). It measures the p50/p99 of /healthz (the API's and the stream
+service's) and of move POSTs for ``--seconds`` with no stream open (the
+baseline), then again with ``--streams`` server-sent-event streams open
+(default 1,000, spread over games that are being played, so every move is
+fanned out to a hundred streams or so), prints both and their ratio, and
+stops everything it started. Run: ``python bench/streams.py [--streams 1000]
+[--seconds 20]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import random
+import resource
+import selectors
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.moves_http import move_request  # noqa: E402
+from tests.redis_keys import drop_prefix  # noqa: E402
+from tests.settings import test_postgres_env  # noqa: E402
+
+POSTGRES = test_postgres_env()
+REDIS_URL = os.environ.get("OPUS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+OPUS = str(Path(sys.executable).parent / "opus")
+PROBE_TIMEOUT = 5.0  # a /healthz or a move slower than this counts as failed
+
+
+# ---- streams held open on raw sockets -----------------------------------------------------
+
+
+@dataclass
+class _Stream:
+    sock: socket.socket
+    head: bytes = b""
+    status: int | None = None
+    tail: bytes = b""
+
+
+@dataclass
+class Streams:
+    """Server-sent-event streams on non-blocking sockets, read by ``pump``:
+    a thousand cost a thousand sockets, not a thousand threads."""
+
+    host: str
+    port: int
+    selector: selectors.BaseSelector = field(default_factory=selectors.DefaultSelector)
+    open_: dict[int, _Stream] = field(default_factory=dict)
+    statuses: dict[int, int] = field(default_factory=dict)  # status code -> streams
+    events: int = 0  # "id:" lines received, over every stream
+    closed: int = 0  # streams the server ended
+
+    def open(self, path: str, headers: dict[str, str] | None = None) -> None:
+        sock = socket.create_connection((self.host, self.port), timeout=10)
+        lines = [f"GET {path} HTTP/1.1", f"Host: {self.host}:{self.port}"]
+        lines += ["Accept: text/event-stream"]
+        lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        sock.setblocking(False)
+        stream = _Stream(sock)
+        self.open_[sock.fileno()] = stream
+        self.selector.register(sock, selectors.EVENT_READ, stream)
+
+    @property
+    def answered(self) -> int:
+        return sum(self.statuses.values())
+
+    def pump(self, seconds: float) -> None:
+        """Read what has arrived, for up to ``seconds``."""
+        deadline = time.monotonic() + seconds
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            for key, _ in self.selector.select(left):
+                self._read(key.data)
+
+    def wait_answered(self, count: int, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while self.answered < count and time.monotonic() < deadline:
+            self.pump(0.05)
+        return self.answered >= count
+
+    def _read(self, stream: _Stream) -> None:
+        try:
+            data = stream.sock.recv(65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._drop(stream)
+            self.closed += 1
+            return
+        if stream.status is None:
+            stream.head += data
+            if b"\r\n\r\n" not in stream.head:
+                return
+            head, _, data = stream.head.partition(b"\r\n\r\n")
+            stream.status = int(head.split(b" ", 2)[1])
+            self.statuses[stream.status] = self.statuses.get(stream.status, 0) + 1
+            data = b"\n" + data
+        text = stream.tail + data
+        self.events += text.count(b"\nid: ")
+        stream.tail = text[-5:]
+
+    def _drop(self, stream: _Stream) -> None:
+        self.selector.unregister(stream.sock)
+        self.open_.pop(stream.sock.fileno(), None)
+        stream.sock.close()
+
+    def close(self) -> None:
+        for stream in list(self.open_.values()):
+            self._drop(stream)
+        self.selector.close()
+
+
+def hold(host: str, port: int, paths: list[str], conn: Connection, max_seconds: float) -> None:
+    """A process holding ``paths`` open until told to stop (or ``max_seconds``):
+    answers "stats" with (answered, statuses, events, closed)."""
+    resource.setrlimit(resource.RLIMIT_NOFILE, _nofile(len(paths) + 256))
+    streams = Streams(host, port)
+    deadline = time.monotonic() + max_seconds
+    try:
+        for path in paths:
+            streams.open(path)
+            streams.pump(0)
+        while time.monotonic() < deadline:
+            streams.pump(0.1)
+            if conn.poll():
+                command = conn.recv()
+                conn.send(
+                    (streams.answered, dict(streams.statuses), streams.events, streams.closed)
+                )
+                if command == "stop":
+                    return
+    finally:
+        streams.close()
+
+
+def _nofile(needed: int) -> tuple[int, int]:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < needed:
+        raise SystemExit(f"the open-file limit ({hard}) is below the {needed} needed")
+    return max(soft, needed), hard
+
+
+# ---- the production layout ---------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Layout:
+    api: str
+    streams: str
+    stream_port: int
+
+
+def gunicorn(app: str, port: int, *worker: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        *worker,
+        "-b",
+        f"127.0.0.1:{port}",
+        "--log-level",
+        "warning",
+        app,
+    ]
+
+
+def api_command(port: int, workers: int, threads: int) -> list[str]:
+    worker = ["-w", str(workers), "-k", "gthread", "--threads", str(threads)]
+    return gunicorn("api.app:create_app()", port, *worker)
+
+
+def stream_command(port: int, workers: int, connections: int) -> list[str]:
+    worker = ["-w", str(workers), "-k", "gevent", "--worker-connections", str(connections)]
+    return gunicorn("api.stream:create_stream_app()", port, *worker)
+
+
+def wait_ready(base: str, processes: list[subprocess.Popen[bytes]]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if any(p.poll() is not None for p in processes):
+            raise SystemExit("a server exited while starting")
+        try:
+            if requests.get(f"{base}/readyz", timeout=2).ok:
+                return
+        except requests.RequestException:  # not listening yet
+            pass
+        time.sleep(0.1)
+    raise SystemExit(f"{base} did not come up")
+
+
+def stop(processes: list[subprocess.Popen[bytes]]) -> None:
+    for p in processes:
+        if p.poll() is None:
+            p.terminate()
+    for p in processes:
+        try:
+            p.wait(15)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+@contextmanager
+def postgres_schema() -> Iterator[str]:
+    import psycopg
+
+    name = f"bench_{uuid.uuid4().hex[:10]}"
+    connect: dict[str, Any] = dict(
+        dbname=POSTGRES["POSTGRES_DBNAME"],
+        host=POSTGRES["POSTGRES_HOST"],
+        port=POSTGRES["POSTGRES_PORT"],
+        user=POSTGRES["POSTGRES_USER"],
+        password=POSTGRES["POSTGRES_PASSWORD"] or None,
+        autocommit=True,
+    )
+    with psycopg.connect(**connect) as db:
+        db.execute(f"CREATE SCHEMA {name}")
+    try:
+        yield name
+    finally:
+        with psycopg.connect(**connect) as db:
+            db.execute(f"DROP SCHEMA {name} CASCADE")
+
+
+@contextmanager
+def production(args: argparse.Namespace) -> Iterator[Layout]:
+    """API, stream service and projector on a fresh schema and Redis prefix."""
+    prefix = f"bench-{uuid.uuid4().hex[:8]}:"
+    with postgres_schema() as schema:
+        env = {
+            **os.environ,
+            **POSTGRES,
+            "POSTGRES_SCHEMA": schema,
+            "REDIS_URL": REDIS_URL,
+            "OPUS_REDIS_PREFIX": prefix,
+            "OPUS_RUN_PROJECTIONS": "0",
+        }
+        api_port, stream_port = free_port(), free_port()
+        processes: list[subprocess.Popen[bytes]] = []
+        try:
+            for command in (
+                api_command(api_port, args.api_workers, args.api_threads),
+                stream_command(stream_port, args.stream_workers, args.worker_connections),
+                [OPUS, "project"],
+            ):
+                processes.append(subprocess.Popen(command, cwd=ROOT, env=env))
+            layout = Layout(
+                f"http://127.0.0.1:{api_port}", f"http://127.0.0.1:{stream_port}", stream_port
+            )
+            wait_ready(layout.api, processes)
+            wait_ready(layout.streams, processes)
+            yield layout
+        finally:
+            stop(processes)
+            drop_prefix(REDIS_URL, prefix)
+
+
+# ---- the load: moves and health probes --------------------------------------------------
+
+
+class Game:
+    """A two-player game played over HTTP, whoever's turn it is."""
+
+    def __init__(self, http: requests.Session, base: str) -> None:
+        self.http, self.base = http, base
+        created = http.post(f"{base}/games", json={}, timeout=PROBE_TIMEOUT).json()
+        self.id = created["game_id"]
+        self.tokens = [
+            http.post(
+                f"{base}/games/{self.id}/players", json={"name": n}, timeout=PROBE_TIMEOUT
+            ).json()["token"]
+            for n in ("Ada", "Boris")
+        ]
+        http.post(
+            f"{base}/games/{self.id}/start",
+            headers={"Authorization": f"Bearer {created['organiser_token']}"},
+            timeout=PROBE_TIMEOUT,
+        ).raise_for_status()
+        self.seat = 0
+        self.over = False
+
+    def move(self, rng: random.Random, latencies: list[float], failures: list[str]) -> None:
+        """One legal move (its POST timed); ``over`` once nobody has one."""
+        for seat in (self.seat, 1 - self.seat):
+            auth = {"Authorization": f"Bearer {self.tokens[seat]}"}
+            legal = self.http.get(
+                f"{self.base}/games/{self.id}/legal-moves", headers=auth, timeout=PROBE_TIMEOUT
+            ).json()["moves"]
+            if legal:
+                break
+        else:
+            self.over = True
+            return
+        self.seat = seat
+        kind, body = move_request(rng.choice(legal))
+        started = time.perf_counter()
+        try:
+            r = self.http.post(
+                f"{self.base}/games/{self.id}/{kind}",
+                json=body,
+                headers=auth,
+                timeout=PROBE_TIMEOUT,
+            )
+            latencies.append(time.perf_counter() - started)
+            if not r.ok:
+                failures.append(f"move {r.status_code}")
+        except requests.RequestException as e:
+            latencies.append(PROBE_TIMEOUT)
+            failures.append(type(e).__name__)
+
+
+@dataclass
+class Sample:
+    moves: list[float] = field(default_factory=list)
+    api_health: list[float] = field(default_factory=list)
+    stream_health: list[float] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+
+def probe_health(
+    url: str, until: float, pause: float, into: list[float], failures: list[str]
+) -> None:
+    http = requests.Session()
+    while time.monotonic() < until:
+        started = time.perf_counter()
+        try:
+            http.get(url, timeout=PROBE_TIMEOUT).raise_for_status()
+            into.append(time.perf_counter() - started)
+        except requests.RequestException as e:
+            into.append(PROBE_TIMEOUT)
+            failures.append(f"healthz {type(e).__name__}")
+        time.sleep(pause)
+
+
+def own_games(base: str, seed: int, until: float, pace: float, sample: Sample) -> None:
+    """A client playing its own games as moves come, a new one when one ends."""
+    rng = random.Random(seed)
+    http = requests.Session()
+    game = Game(http, base)
+    while time.monotonic() < until:
+        game.move(rng, sample.moves, sample.failures)
+        if game.over:
+            game = Game(http, base)
+        time.sleep(pace)
+
+
+def watched_games(games: list[Game], until: float, pace: float, sample: Sample) -> None:
+    """Moves in the watched games in turn: each is fanned out to their streams."""
+    rng = random.Random(0)
+    k = 0
+    while time.monotonic() < until:
+        game = games[k % len(games)]
+        k += 1
+        if not game.over:
+            game.move(rng, sample.moves, sample.failures)
+        time.sleep(pace)
+
+
+def measure(layout: Layout, watched: list[Game], args: argparse.Namespace) -> Sample:
+    sample = Sample()
+    until = time.monotonic() + args.seconds
+    threads = [
+        threading.Thread(
+            target=probe_health,
+            args=(f"{layout.api}/healthz", until, 0.02, sample.api_health, sample.failures),
+        ),
+        threading.Thread(
+            target=probe_health,
+            args=(f"{layout.streams}/healthz", until, 0.02, sample.stream_health, sample.failures),
+        ),
+        threading.Thread(target=watched_games, args=(watched, until, 0.05, sample)),
+        *(
+            threading.Thread(target=own_games, args=(layout.api, k, until, 0.02, sample))
+            for k in range(args.players)
+        ),
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return sample
+
+
+def quantiles(xs: list[float]) -> tuple[float, float]:
+    if len(xs) < 2:
+        return (xs[0] if xs else float("nan"),) * 2
+    q = statistics.quantiles(xs, n=100, method="inclusive")
+    return q[49] * 1000, q[98] * 1000
+
+
+def report(base: Sample, loaded: Sample) -> None:
+    print(f"{'':24}{'no streams':>22}{'with streams':>24}{'p99 ratio':>11}")
+    for label, a, b in (
+        ("GET /healthz (API)", base.api_health, loaded.api_health),
+        ("GET /healthz (streams)", base.stream_health, loaded.stream_health),
+        ("POST move", base.moves, loaded.moves),
+    ):
+        (a50, a99), (b50, b99) = quantiles(a), quantiles(b)
+        print(
+            f"{label:24}p50 {a50:5.1f} p99 {a99:6.1f} ms   "
+            f"p50 {b50:5.1f} p99 {b99:6.1f} ms  {b99 / a99:8.2f}x"
+        )
+    print(
+        f"{'requests':24}{len(base.api_health) + len(base.stream_health) + len(base.moves):>10}"
+        f"{'':14}{len(loaded.api_health) + len(loaded.stream_health) + len(loaded.moves):>10}"
+    )
+    print(f"{'failures':24}{len(base.failures):>10}{'':14}{len(loaded.failures):>10}")
+    for label, sample in (("no streams", base), ("with streams", loaded)):
+        if sample.failures:
+            print(f"failures, {label}: {dict(Counter(sample.failures))}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--streams", type=int, default=1000)
+    parser.add_argument("--seconds", type=float, default=20.0, help="of each measurement")
+    parser.add_argument("--watched", type=int, default=10, help="games the streams watch")
+    parser.add_argument("--players", type=int, default=2, help="clients playing their own games")
+    parser.add_argument("--api-workers", type=int, default=4)
+    parser.add_argument("--api-threads", type=int, default=8)
+    parser.add_argument("--stream-workers", type=int, default=2)
+    parser.add_argument("--worker-connections", type=int, default=2000)
+    args = parser.parse_args()
+    # The servers inherit the limit: each stream is a socket in the stream service.
+    resource.setrlimit(resource.RLIMIT_NOFILE, _nofile(args.streams + 1024))
+
+    with production(args) as layout:
+        http = requests.Session()
+        watched = [Game(http, layout.api) for _ in range(args.watched)]
+        baseline = measure(layout, watched, args)
+
+        paths = [f"/games/{watched[k % len(watched)].id}/events" for k in range(args.streams)]
+        ours, theirs = multiprocessing.get_context("spawn").Pipe()
+        holder = multiprocessing.get_context("spawn").Process(
+            target=hold,
+            args=("127.0.0.1", layout.stream_port, paths, theirs, args.seconds * 3 + 120),
+            daemon=True,
+        )
+        opened = time.monotonic()
+        holder.start()
+        try:
+            answered = 0
+            while time.monotonic() - opened < 120:
+                ours.send("stats")
+                answered, statuses, events, closed = ours.recv()
+                if answered >= args.streams:
+                    break
+                time.sleep(0.2)
+            open_seconds = time.monotonic() - opened
+            events_before = events
+            loaded = measure(layout, watched, args)
+            ours.send("stop")
+            answered, statuses, events, closed = ours.recv()
+        finally:
+            holder.join(10)
+            if holder.is_alive():
+                holder.kill()
+
+    print(
+        f"production layout on 127.0.0.1: API gunicorn {args.api_workers} x gthread "
+        f"{args.api_threads}; streams gunicorn {args.stream_workers} x gevent; opus project; "
+        f"PostgreSQL + Redis; {args.players} clients on their own games + moves in "
+        f"{args.watched} watched games; {args.seconds:.0f} s each"
+    )
+    print(
+        f"streams: {args.streams} asked, answered {statuses} in {open_seconds:.1f} s; "
+        f"{events - events_before} events delivered to them while measured; "
+        f"{closed} closed by the server (their game ended)"
+    )
+    report(baseline, loaded)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,150 @@
+"""Redis is not on the write path: with a private Redis (never the shared
+one) killed, a command with an Idempotency-Key is applied and answered as
+one without (the response cache is a miss, the write to it skipped), a
+retry is still applied once (the command id), and the cache works again
+once Redis is back. A Redis restarted empty under idle runners: each notices
+its view's position vanished and rebuilds it at once, without a new event."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from api.app import create_app
+from domain.application import Opus
+from domain.simulation import play_game
+from projections.queries import Queries
+from projections.redis_views import RedisViewStore
+from projections.registry import PROJECTIONS
+from projections.runner import ProjectionRunner
+from tests.conftest import opener
+from tests.integration.test_projections_crash import assert_equal_to_a_clean_rebuild
+from tests.private_servers import RedisServer
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed")
+    server = RedisServer().start()
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+@pytest.fixture
+def app(tmp_path: Path, redis_server: RedisServer) -> Iterator[Flask]:
+    flask_app = create_app(
+        {
+            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "SQLITE_DBNAME": str(tmp_path / "events.db"),
+            "REDIS_URL": redis_server.url,
+            "OPUS_REDIS_PREFIX": "opus:",
+            "OPUS_RUN_PROJECTIONS": "0",
+        }
+    )
+    yield flask_app
+    flask_app.extensions["opus"].close()
+
+
+def bearer(token: str, key: str | None = None) -> dict[str, str]:
+    headers = {"Authorization": f"Bearer {token}"}
+    if key is not None:
+        headers["Idempotency-Key"] = key
+    return headers
+
+
+def seated_game(client: FlaskClient) -> tuple[str, str]:
+    """A game with two seats taken, not started: its id and organiser token."""
+    created = client.post("/games", json={})
+    assert created.status_code == 201, created.json
+    game_id, organiser = created.json["game_id"], created.json["organiser_token"]
+    for name in ("Ada", "Boris"):
+        joined = client.post(f"/games/{game_id}/players", json={"name": name})
+        assert joined.status_code == 201, joined.json
+    return game_id, organiser
+
+
+def test_commands_with_an_idempotency_key_succeed_while_redis_is_down(
+    app: Flask, redis_server: RedisServer
+) -> None:
+    client = app.test_client()
+    game_id, organiser = seated_game(client)
+    redis_server.kill()
+
+    started = client.post(f"/games/{game_id}/start", headers=bearer(organiser, "start-1"))
+    assert started.status_code == 200, started.json
+    again = client.post(f"/games/{game_id}/start", headers=bearer(organiser, "start-1"))
+    assert again.status_code == 200, again.json  # a cache miss: the game answers
+    assert again.json["replayed"] is True
+    assert again.json["version"] == started.json["version"]  # applied once
+
+    # a client's own token with its key (a retried create or join is then its own)
+    created = client.post("/games", json={}, headers=bearer("o" * 40, "create-1"))
+    assert created.status_code == 201, created.json
+    joined = client.post(
+        f"/games/{created.json['game_id']}/players",
+        json={"name": "Cy"},
+        headers=bearer("c" * 40, "join-1"),
+    )
+    assert joined.status_code == 201, joined.json
+
+    redis_server.start()  # back, empty: the cache works again
+    game_id, organiser = seated_game(client)
+    first = client.post(f"/games/{game_id}/start", headers=bearer(organiser, "start-2"))
+    assert first.status_code == 200
+    replay = client.post(f"/games/{game_id}/start", headers=bearer(organiser, "start-2"))
+    assert replay.headers.get("Idempotent-Replayed") == "true"
+    assert replay.get_data() == first.get_data()
+
+
+def wait_until(condition: Any, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout} s: {what}")
+        time.sleep(0.05)
+
+
+def test_idle_runners_rebuild_their_views_when_redis_restarts_empty(
+    events_env: dict[str, str], redis_server: RedisServer
+) -> None:
+    store = RedisViewStore(redis_server.url, "opus:", timeout=1.0)
+    queries = Queries(store)
+    app = Opus(env=events_env)
+    game_id, _ = play_game(app, 3, "greedy", random.Random(8))
+    end = app.recorder.max_notification_id() or 0
+    runners = [
+        ProjectionRunner(cls, store, opener(events_env)).start() for cls in PROJECTIONS.values()
+    ]
+    try:
+        for runner in runners:
+            runner.wait(end, timeout=20)
+        redis_server.kill()
+        time.sleep(0.5)  # the runners' checks find the store unreachable and retry
+        redis_server.start()  # empty: every view and position gone
+        # no event is written: the runners must notice on their own
+        wait_until(
+            lambda: all(queries.position(name) == end for name in PROJECTIONS),
+            20,
+            "the views caught up again",
+        )
+        assert queries.table_view(game_id) is not None
+    finally:
+        for runner in runners:
+            runner.stop()
+        for runner in runners:
+            runner.join(10)
+    assert [r.error for r in runners] == [None] * len(runners)
+    assert_equal_to_a_clean_rebuild(app, store)
+    app.close()
+    store.close()
