@@ -1,17 +1,26 @@
-"""A global leaderboard across games: games played, wins, points by name.
+"""A global leaderboard across games: games played, wins, points by player.
 
-A player is the name given in PlayerJoined. A game counts when it ends
-(GameEnded): its final scores and winners (a shared win is a win for each).
-Keys: sorted sets ``games``, ``wins`` and ``points`` (member: the name),
-and per game in progress ``<game>:players``, dropped when it ends.
+A player is an identity, not a display name: the seat's token (its hash,
+from PlayerJoined's identity fields; a client that brings its own token to
+every game it joins keeps one identity), published only as ``player_id``,
+a hash of it. A seat taken with no token (the service's own bots) is the
+identity of its name alone. So anyone may call themselves "Ada" without
+sharing Ada's row, and the simulator's bots never merge with real players.
+A game counts when it ends (GameEnded): its final scores and winners (a
+shared win is a win for each). Keys: sorted sets ``games``, ``wins`` and
+``points`` (member: the player id), the document ``names`` (player id ->
+the name it last played under), and per game in progress
+``<game>:players`` ([player id, name] by seat), dropped when it ends.
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from eventsourcing.dispatch import singledispatchmethod
 
+from domain.disclosure import ORGANISER, disclose
 from domain.events import GameEnded, PlayerJoined
 from projections.base import ViewProjection, game_key
 from projections.view import Transaction
@@ -26,14 +35,26 @@ class Leaderboard(ViewProjection):
 
     @project.register
     def _joined(self, event: PlayerJoined, tx: Transaction, position: int) -> None:
-        tx.doc(f"{game_key(event.originator_id)}:players", []).append(event.name)
+        known = disclose("PlayerJoined", vars(event), ORGANISER, ended=False)
+        seat = [player_id(known["token_hash"], event.name), event.name]
+        tx.doc(f"{game_key(event.originator_id)}:players", []).append(seat)
 
     @project.register
     def _ended(self, event: GameEnded, tx: Transaction, position: int) -> None:
         key = f"{game_key(event.originator_id)}:players"
-        names: list[str] = tx.peek(key) or []
-        for seat, name in enumerate(names):
-            tx.incr("games", name, 1)
-            tx.incr("points", name, event.scores[seat])
-            tx.incr("wins", name, 1 if seat in event.winners else 0)
+        seats: list[Any] = tx.peek(key) or []
+        names: dict[str, str] = tx.doc("names", {})
+        for seat, joined in enumerate(seats):
+            # a game that began before identities kept only the name
+            player, name = joined if isinstance(joined, list) else (player_id("", joined), joined)
+            tx.incr("games", player, 1)
+            tx.incr("points", player, event.scores[seat])
+            tx.incr("wins", player, 1 if seat in event.winners else 0)
+            names[player] = name
         tx.delete(key)
+
+
+def player_id(token_hash: str, name: str) -> str:
+    """The public id of a player: never the token hash itself."""
+    identity = f"token:{token_hash}" if token_hash else f"name:{name}"
+    return hashlib.sha256(identity.encode()).hexdigest()[:16]

@@ -182,14 +182,22 @@ class Queries:
         timeout: float = WAIT_TIMEOUT,
         generation: str | None = None,
     ) -> list[dict[str, Any]]:
-        """Players by wins, then points, then fewer games, then name."""
+        """Players by wins, then points, then fewer games, then name (and id)."""
         ns = self._ready(Leaderboard.name, after, timeout, generation)
         games = self.store.scores(ns, "games")
         wins = self.store.scores(ns, "wins")
         points = self.store.scores(ns, "points")
+        text = self.store.get(ns, "names")
+        names: dict[str, str] = json.loads(text) if text else {}
         rows: list[dict[str, Any]] = [
-            {"name": name, "games": n, "wins": wins.get(name, 0), "points": points.get(name, 0)}
-            for name, n in games.items()
+            {
+                "player_id": player,
+                "name": names.get(player, ""),
+                "games": n,
+                "wins": wins.get(player, 0),
+                "points": points.get(player, 0),
+            }
+            for player, n in games.items()
         ]
-        rows.sort(key=lambda r: (-r["wins"], -r["points"], r["games"], r["name"]))
+        rows.sort(key=lambda r: (-r["wins"], -r["points"], r["games"], r["name"], r["player_id"]))
         return [{"rank": i + 1, **row} for i, row in enumerate(rows[:limit])]

@@ -1,0 +1,49 @@
+"""The leaderboard counts players by identity, never by display name."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from domain.application import Opus
+from domain.bots import BOTS
+from projections.leaderboard import Leaderboard
+from projections.queries import Queries
+from projections.rebuild import rebuild
+from projections.sqlite_views import SQLiteViewStore
+
+
+def play_out(app: Opus, seats: list[tuple[str, str]], seed: int) -> list[int]:
+    """A whole game with these (name, token hash) seats; returns its scores."""
+    game_id = app.create_game(secret=seed.to_bytes(32, "big"))
+    for name, token_hash in seats:
+        app.join(game_id, name, token_hash=token_hash)
+    app.start(game_id)
+    choose = BOTS["greedy"](random.Random(seed))
+    while (state := app.state(game_id)).status == "running":
+        app.play(game_id, choose(state, state.turn))
+    return list(app.state(game_id).scores)
+
+
+def test_players_named_alike_are_apart_and_a_player_keeps_one_row(tmp_path: Path) -> None:
+    app = Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    ada, impostor = "a" * 64, "b" * 64
+    first = play_out(app, [("Ada", ada), ("Ada's bot", "")], 1)
+    second = play_out(app, [("Ada", impostor), ("Boris", "c" * 64)], 2)
+    third = play_out(app, [("Ada the Great", ada), ("Ada", "")], 3)  # Ada renamed; a bot "Ada"
+    store = SQLiteViewStore(str(tmp_path / "views.db"))
+    try:
+        rebuild(store, app, [Leaderboard])
+        rows = Queries(store).leaderboard()
+    finally:
+        store.close()
+    by_id = {row["player_id"]: row for row in rows}
+    assert len(rows) == 5  # Ada, Ada's bot, the impostor, Boris, the bot named Ada
+    ada_rows = [r for r in rows if r["games"] == 2]
+    assert len(ada_rows) == 1
+    (ada_row,) = ada_rows
+    assert ada_row["name"] == "Ada the Great"  # the name last played under
+    assert ada_row["points"] == first[0] + third[0]
+    named_ada = [r for r in by_id.values() if r["name"] == "Ada"]
+    assert sorted(r["points"] for r in named_ada) == sorted([second[0], third[1]])
+    assert all(ada not in str(row) and impostor not in str(row) for row in rows)
