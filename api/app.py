@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from flask import Flask, Response, g, request
 from flask_smorest import Api
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import catalog_http, commands_http, docs, health, queries_http, stream
 from api.bodies import register_body_checks
@@ -71,6 +72,8 @@ def create_app(config: Settings | Mapping[str, str | None] | None = None) -> Fla
     for blueprint in blueprints:
         api.register_blueprint(blueprint)
     app.register_blueprint(docs.assets)
+    if settings.trusted_proxies:  # the client's address, for the rate limit
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
     limit = RateLimit.parse(settings.rate_limit)
     if limit is not None:
         register_rate_limit(app, rate_limiter(services, settings, limit))

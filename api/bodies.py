@@ -40,8 +40,8 @@ def _limit_chunked_body() -> None:
 def register_body_checks(app: Flask) -> None:
     @app.before_request
     def check_body() -> None:
-        if request.method not in BODY_METHODS:
-            return
+        if request.method not in BODY_METHODS or request.url_rule is None:
+            return  # routing errors (404, 405) come first
         _limit_chunked_body()
         data = request.get_data(cache=True)  # 413 past the limit
         if not data.strip():
@@ -54,5 +54,5 @@ def register_body_checks(app: Flask) -> None:
             )
         try:
             json.loads(data)
-        except ValueError as e:  # JSONDecodeError, UnicodeDecodeError, too many digits
+        except (ValueError, RecursionError) as e:  # too many digits; nested too deep
             raise ApiError(400, f"invalid JSON body: {e}") from None

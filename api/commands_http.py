@@ -9,6 +9,7 @@ version. ``Idempotency-Key`` becomes the command id recorded on the events;
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from typing import Any
 from uuid import UUID
@@ -59,10 +60,13 @@ def command_id() -> str:
         return ""
     scope = request.headers.get("Authorization", "")
     scoped = hashlib.sha256(f"{scope}\n{key}".encode()).hexdigest()[:32]
-    request_print = hashlib.sha256(f"{request.method} {request.path}\n".encode())
-    request_print.update(request.get_data())
-    # "<key>:<request>": the service tells a retry from the key reused for another request
-    return f"{scoped}:{request_print.hexdigest()[:16]}"
+    # "<key>:<request>": the service tells a retry from the key reused for
+    # another request. The request as parsed: the same command resent with
+    # other whitespace, key order or case in its game id is the same request.
+    body = request.get_json(silent=True) or {}
+    target = {k: str(v).lower() for k, v in (request.view_args or {}).items()}
+    request_print = json.dumps([request.endpoint, target, body], sort_keys=True)
+    return f"{scoped}:{hashlib.sha256(request_print.encode()).hexdigest()[:16]}"
 
 
 def expected_version() -> int | None:
@@ -142,7 +146,8 @@ class Games(MethodView):
         return outcome(result.game_id, result, organiser_token=token)
 
 
-MIN_OWN_TOKEN = 32
+MIN_OWN_TOKEN = 43  # 256 bits in base64url, as the service's own tokens are
+OWN_TOKEN = re.compile(rf"[A-Za-z0-9_-]{{{MIN_OWN_TOKEN},200}}")
 
 
 def own_or_new_token(*, key_needs_it: bool = False) -> tuple[str, str]:
@@ -159,16 +164,19 @@ def own_or_new_token(*, key_needs_it: bool = False) -> tuple[str, str]:
                 401,
                 "an Idempotency-Key on create needs your own organiser token: send "
                 f"'Authorization: Bearer <a random token of at least {MIN_OWN_TOKEN} "
-                "characters>', which the game keeps as its organiser's",
+                "base64url characters>', which the game keeps as its organiser's",
                 {"headers": {"Authorization": ["required with Idempotency-Key"]}},
             )
         return new_token()
     own = bearer()
-    if len(own) < MIN_OWN_TOKEN:
+    if not OWN_TOKEN.fullmatch(own):
+        # Its hash is public (the export carries it): it must be as hard to
+        # guess as the service's own, 256 random bits.
         raise ApiError(
             422,
-            f"a token of your own needs at least {MIN_OWN_TOKEN} characters",
-            {"headers": {"Authorization": [f"at least {MIN_OWN_TOKEN} characters"]}},
+            f"a token of your own must be at least {MIN_OWN_TOKEN} base64url characters "
+            "(256 random bits, as secrets.token_urlsafe(32) makes)",
+            {"headers": {"Authorization": [f"at least {MIN_OWN_TOKEN} base64url characters"]}},
         )
     return own, token_hash(own)
 
@@ -208,7 +216,7 @@ class Start(MethodView):
 class Withdraw(MethodView):
     @blp.arguments(WithdrawSchema)
     @blp.doc(**docs.TOKEN_COMMAND)
-    @blp.response(201, OutcomeSchema)
+    @blp.response(200, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """R3.5 (organiser token): withdraw the seat whose turn it is, once it
         has not moved for the game's inactivity limit (``OPUS_INACTIVITY_SECONDS``);

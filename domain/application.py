@@ -32,6 +32,7 @@ from domain.errors import (
     NotOrganiserError,
     NotSeatedError,
     RuleError,
+    SetupError,
     VersionClashError,
     WithdrawalError,
 )
@@ -151,6 +152,8 @@ class Opus(Application[UUID]):
 
         def join(game: Game) -> None:
             check_unique(recorded, game.state.names)
+            if token_hash and token_hash in game.state.token_hashes:
+                raise SetupError("this token holds a seat in this game already")
             seat.append(game.join(recorded, contribution, token_hash, command))
 
         outcome = self._command(game_id, join, command)
@@ -387,7 +390,9 @@ def seat_of(state: GameState, token_hash: str) -> int:
 def check_idle(game: Game, seat: int, idle_seconds: float) -> None:
     """R3.5: the seat in turn has not moved for ``idle_seconds``."""
     state = game.state
-    if state.status == "running" and state.turn != seat and 0 <= seat < state.players:
+    if not 0 <= seat < state.players:
+        raise WithdrawalError(f"there is no seat {seat} in this game")
+    if state.status == "running" and state.turn != seat:
         raise WithdrawalError(
             f"it is {state.names[state.turn]}'s turn: only the seat whose turn it is "
             "can be withdrawn for not moving"

@@ -24,8 +24,10 @@ The audiences:
   has ended, then in clear; identity fields are kept, because the chain is
   computed over them — a seat's token hash and a command id are part of
   what was recorded, and an export without them could not be checked. They
-  disclose nothing: a token hash is SHA-256 of 32 random bytes, a command id
-  a hash of the caller's key within the caller's token. The move log and the
+  disclose nothing: a token hash is SHA-256 of 256 random bits (the
+  service's token, or a client's own, which the API holds to the same
+  length), a command id a hash of the caller's key within the caller's
+  token and of the request. The move log and the
   views are for players, who have no use for them, so they leave them out.
 
 Payloads are an event's own fields: ``disclose`` drops the envelope

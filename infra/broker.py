@@ -95,7 +95,9 @@ class RedisBroker:
 
         # Any: redis-py 5 leaves pubsub() unannotated and annotates replies
         # as "Awaitable[T] | T", shared with its asyncio client.
-        self.client: Any = redis.Redis.from_url(url)
+        # Timeouts: a Redis that accepts but never answers must not hold a
+        # command (publishing, the rate limit, the response cache) for long.
+        self.client: Any = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
         self.prefix = prefix
         self._local = InProcessBroker()
         self._lock = threading.Lock()

@@ -20,6 +20,9 @@ default, ``eventsourcing.postgres``, or ``eventsourcing.popo`` in memory),
   idle before the organiser may withdraw it (RULES R3.5);
 - ``OPUS_RATE_LIMIT`` (``300/60``): games created and seats taken per client
   address, N in any S seconds (429 with Retry-After past it); ``0`` is none;
+- ``OPUS_TRUSTED_PROXIES`` (0): how many proxies stand in front of the
+  service; the client's address is then taken from their X-Forwarded-For
+  (docker-compose's nginx: 1); with 0 the header is never believed;
 - ``OPUS_READY_MAX_LAG`` (1000): /readyz answers 503 once a view is more
   than this many positions behind the log's head (HTTP service, embedded
   or not);
@@ -61,6 +64,7 @@ DEFAULT_QUERY_WAIT_SECONDS = WAIT_TIMEOUT
 DEFAULT_MAX_BODY_BYTES = 64 * 1024
 DEFAULT_INACTIVITY_SECONDS = 300.0  # R3.5: a seat's turn left idle this long may be withdrawn
 DEFAULT_RATE_LIMIT = "300/60"  # creates and joins per client: N in any S seconds
+DEFAULT_TRUSTED_PROXIES = 0  # proxies in front whose X-Forwarded-For names the client
 DEFAULT_RUNNER_BATCH_SIZE = RUNNER_BATCH_SIZE
 DEFAULT_REBUILD_BATCH_SIZE = REBUILD_BATCH_SIZE
 DEFAULT_RECONNECT_TIMEOUT = RECONNECT_TIMEOUT
@@ -134,6 +138,7 @@ class Settings:
     runner_check_seconds: float = DEFAULT_RUNNER_CHECK_SECONDS
     inactivity_seconds: float = DEFAULT_INACTIVITY_SECONDS
     rate_limit: str = DEFAULT_RATE_LIMIT
+    trusted_proxies: int = DEFAULT_TRUSTED_PROXIES
 
     @classmethod
     def from_env(
@@ -171,6 +176,7 @@ class Settings:
                 env, "OPUS_INACTIVITY_SECONDS", float, DEFAULT_INACTIVITY_SECONDS
             ),
             rate_limit=env.get("OPUS_RATE_LIMIT", DEFAULT_RATE_LIMIT),
+            trusted_proxies=_number(env, "OPUS_TRUSTED_PROXIES", int, DEFAULT_TRUSTED_PROXIES),
         )
 
     @property

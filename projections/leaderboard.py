@@ -8,8 +8,9 @@ identity of its name alone. So anyone may call themselves "Ada" without
 sharing Ada's row, and the simulator's bots never merge with real players.
 A game counts when it ends (GameEnded): its final scores and winners (a
 shared win is a win for each). Keys: sorted sets ``games``, ``wins`` and
-``points`` (member: the player id), the document ``names`` (player id ->
-the name it last played under), and per game in progress
+``points`` (member: the player id), a document ``name:<player id>`` (the
+name it last played under: one small key each, so that a game's end and a
+query touch only the players they name), and per game in progress
 ``<game>:players`` ([player id, name] by seat), dropped when it ends.
 """
 
@@ -43,14 +44,13 @@ class Leaderboard(ViewProjection):
     def _ended(self, event: GameEnded, tx: Transaction, position: int) -> None:
         key = f"{game_key(event.originator_id)}:players"
         seats: list[Any] = tx.peek(key) or []
-        names: dict[str, str] = tx.doc("names", {})
         for seat, joined in enumerate(seats):
             # a game that began before identities kept only the name
             player, name = joined if isinstance(joined, list) else (player_id("", joined), joined)
             tx.incr("games", player, 1)
             tx.incr("points", player, event.scores[seat])
             tx.incr("wins", player, 1 if seat in event.winners else 0)
-            names[player] = name
+            tx.put(f"name:{player}", name)
         tx.delete(key)
 
 

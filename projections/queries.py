@@ -182,22 +182,22 @@ class Queries:
         timeout: float = WAIT_TIMEOUT,
         generation: str | None = None,
     ) -> list[dict[str, Any]]:
-        """Players by wins, then points, then fewer games, then name (and id)."""
+        """Players by wins, then points, then fewer games, then player id."""
         ns = self._ready(Leaderboard.name, after, timeout, generation)
         games = self.store.scores(ns, "games")
         wins = self.store.scores(ns, "wins")
         points = self.store.scores(ns, "points")
-        text = self.store.get(ns, "names")
-        names: dict[str, str] = json.loads(text) if text else {}
         rows: list[dict[str, Any]] = [
             {
                 "player_id": player,
-                "name": names.get(player, ""),
                 "games": n,
                 "wins": wins.get(player, 0),
                 "points": points.get(player, 0),
             }
             for player, n in games.items()
         ]
-        rows.sort(key=lambda r: (-r["wins"], -r["points"], r["games"], r["name"], r["player_id"]))
+        rows.sort(key=lambda r: (-r["wins"], -r["points"], r["games"], r["player_id"]))
+        for row in rows[:limit]:  # names only for the rows shown
+            text = self.store.get(ns, f"name:{row['player_id']}")
+            row["name"] = json.loads(text) if text else ""
         return [{"rank": i + 1, **row} for i, row in enumerate(rows[:limit])]

@@ -89,12 +89,12 @@ def test_commands_with_an_idempotency_key_succeed_while_redis_is_down(
     assert again.json["version"] == started.json["version"]  # applied once
 
     # a client's own token with its key (a retried create or join is then its own)
-    created = client.post("/games", json={}, headers=bearer("o" * 40, "create-1"))
+    created = client.post("/games", json={}, headers=bearer("o" * 43, "create-1"))
     assert created.status_code == 201, created.json
     joined = client.post(
         f"/games/{created.json['game_id']}/players",
         json={"name": "Cy"},
-        headers=bearer("c" * 40, "join-1"),
+        headers=bearer("c" * 43, "join-1"),
     )
     assert joined.status_code == 201, joined.json
 

@@ -130,7 +130,7 @@ def test_the_spec_names_tokens_and_headers_and_docs_load_nothing_from_elsewhere(
 
 def test_an_idempotency_key_reused_for_another_request_is_422(client: FlaskClient) -> None:
     """The IETF Idempotency-Key draft's conflict: never a silent replay."""
-    own = {"Authorization": "Bearer " + "o" * 40, "Idempotency-Key": "k-1"}
+    own = {"Authorization": "Bearer " + "o" * 43, "Idempotency-Key": "k-1"}
     created = client.post("/games", json={"draw": "five"}, headers=own)
     assert created.status_code == 201
     conflict = client.post("/games", json={"draw": "one"}, headers=own)
@@ -169,13 +169,13 @@ def test_a_create_key_is_the_callers_alone_and_makes_no_guessable_game(
         "/games", json={}, headers={"Idempotency-Key": "game-1", "Authorization": "Bearer x"}
     )
     assert short.status_code == 422
-    mine = {"Idempotency-Key": "game-1", "Authorization": "Bearer " + "m" * 40}
-    theirs = {"Idempotency-Key": "game-1", "Authorization": "Bearer " + "t" * 40}
+    mine = {"Idempotency-Key": "game-1", "Authorization": "Bearer " + "m" * 43}
+    theirs = {"Idempotency-Key": "game-1", "Authorization": "Bearer " + "t" * 43}
     first = client.post("/games", json={}, headers=mine)
     other = client.post("/games", json={}, headers=theirs)
     assert first.status_code == other.status_code == 201
     assert first.json["game_id"] != other.json["game_id"]
-    assert first.json["organiser_token"] == "m" * 40
+    assert first.json["organiser_token"] == "m" * 43
     retried = client.post("/games", json={}, headers=mine)
     assert retried.json["game_id"] == first.json["game_id"] and retried.json["replayed"]
     started = client.post(
@@ -189,3 +189,50 @@ def test_a_create_key_is_the_callers_alone_and_makes_no_guessable_game(
         ).status_code
         == 403
     )
+
+
+def test_a_body_nested_too_deep_is_an_invalid_json_body(client: FlaskClient) -> None:
+    answer = client.post("/games", data="[" * 50_000, content_type="application/json")
+    assert answer.status_code == 400 and "invalid JSON body" in answer.json["message"]
+
+
+def test_a_token_holds_one_seat_of_a_game(client: FlaskClient) -> None:
+    game = client.post("/games", json={}).json["game_id"]
+    own = {"Authorization": "Bearer " + "s" * 43}
+    assert client.post(f"/games/{game}/players", json={"name": "A"}, headers=own).status_code == 201
+    again = client.post(f"/games/{game}/players", json={"name": "B"}, headers=own)
+    assert again.status_code == 409 and "holds a seat" in again.json["message"]
+
+
+def test_the_same_command_resent_with_other_json_spelling_is_a_retry(
+    client: FlaskClient,
+) -> None:
+    own = {"Authorization": "Bearer " + "r" * 43, "Idempotency-Key": "spelled"}
+    first = client.post(
+        "/games",
+        data='{"draw": "five", "guild": true}',
+        content_type="application/json",
+        headers=own,
+    )
+    again = client.post(
+        "/games",
+        data='{ "guild" : true ,\n "draw":"five" }',
+        content_type="application/json",
+        headers=own,
+    )
+    assert first.status_code == again.status_code == 201
+    assert again.json["game_id"] == first.json["game_id"] and again.json["replayed"]
+
+
+def test_a_withdrawal_of_a_seat_that_is_not_there_is_refused(client: FlaskClient) -> None:
+    created = client.post("/games", json={}).json
+    game, organiser = created["game_id"], created["organiser_token"]
+    for name in ("Ada", "Boris"):
+        client.post(f"/games/{game}/players", json={"name": name})
+    client.post(f"/games/{game}/start", headers={"Authorization": f"Bearer {organiser}"})
+    answer = client.post(
+        f"/games/{game}/withdraw",
+        json={"seat": 3},
+        headers={"Authorization": f"Bearer {organiser}"},
+    )
+    assert answer.status_code == 409 and answer.json["rule"] == "R3.5"

@@ -47,7 +47,7 @@ def test_the_organiser_withdraws_a_seat_left_idle_and_its_turns_pass(tmp_path: P
         )
         assert not_in_turn.status_code == 409 and not_in_turn.json["rule"] == "R3.5"
         done = client.post(f"/games/{game}/withdraw", json={"seat": 0}, headers=bearer(organiser))
-        assert done.status_code == 201, done.json
+        assert done.status_code == 200, done.json
         state = app.extensions["opus"].opus.state(uuid.UUID(game))
         assert state.withdrawn == [0] and state.turn == 1  # Ada's turn ended with a pass
         moves = client.get(f"/games/{game}/legal-moves", headers=bearer(tokens[0])).json
@@ -103,3 +103,28 @@ def test_creating_and_joining_past_the_limit_is_429_with_retry_after(tmp_path: P
                 app.extensions["opus"].close()
     finally:
         drop_prefix(REDIS_URL, prefix)
+
+
+def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_count(tmp_path: Path) -> None:
+    app = create_app(
+        {
+            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "SQLITE_DBNAME": str(tmp_path / "events.db"),
+            "OPUS_VIEWS_DBNAME": str(tmp_path / "views.db"),
+            "REDIS_URL": None,
+            "OPUS_RUN_PROJECTIONS": "0",
+            "OPUS_RATE_LIMIT": "2/60",
+            "OPUS_TRUSTED_PROXIES": "1",
+        }
+    )
+    try:
+        client = app.test_client()
+        one, two = {"X-Forwarded-For": "203.0.113.1"}, {"X-Forwarded-For": "203.0.113.2"}
+        assert [client.post("/games", json={}, headers=one).status_code for _ in range(3)] == [
+            201,
+            201,
+            429,
+        ]
+        assert client.post("/games", json={}, headers=two).status_code == 201
+    finally:
+        app.extensions["opus"].close()

@@ -93,3 +93,13 @@ def test_the_service_decides_the_seat_and_checks_the_caller_before_a_replay() ->
     assert played.version > 4 and app.state(game_id).turn == 1  # made for seat 0
     with pytest.raises(NotSeatedError):
         app.play(game_id, for_seat(move, UNSEATED), token_hash="x" * 64, command="m")
+
+
+def test_a_key_recorded_before_requests_were_fingerprinted_still_replays() -> None:
+    """Command ids recorded as "<key>" answer a retry now sent as "<key>:<request>"."""
+    app = new_app()
+    game_id = app.create_game()
+    first = app.join(game_id, "Ada", command="0123456789abcdef")
+    again = app.join(game_id, "Ada", command="0123456789abcdef:feedfacecafebeef")
+    assert again.replayed and again.version == first.version
+    assert app.state(game_id).names == ["Ada"]
