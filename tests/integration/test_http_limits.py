@@ -18,17 +18,23 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def test_the_organiser_withdraws_a_seat_left_idle_and_its_turns_pass(tmp_path: Path) -> None:
-    app = create_app(
+def app_with(tmp_path: Path, **variables: str | None) -> Flask:
+    """The app on SQLite files in ``tmp_path``, no Redis, no runners, and
+    these variables."""
+    return create_app(
         {
             "PERSISTENCE_MODULE": "eventsourcing.sqlite",
             "SQLITE_DBNAME": str(tmp_path / "events.db"),
             "OPUS_VIEWS_DBNAME": str(tmp_path / "views.db"),
             "REDIS_URL": None,
             "OPUS_RUN_PROJECTIONS": "0",
-            "OPUS_INACTIVITY_SECONDS": "0",
+            **variables,
         }
     )
+
+
+def test_the_organiser_withdraws_a_seat_left_idle_and_its_turns_pass(tmp_path: Path) -> None:
+    app = app_with(tmp_path, OPUS_INACTIVITY_SECONDS="0")
     try:
         client = app.test_client()
         created = client.post("/games", json={}).json
@@ -72,16 +78,11 @@ def test_an_idle_limit_not_yet_reached_refuses_the_withdrawal(tmp_path: Path) ->
 
 
 def limited_app(tmp_path: Path, redis_prefix: str | None) -> Flask:
-    return create_app(
-        {
-            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-            "SQLITE_DBNAME": str(tmp_path / "events.db"),
-            "OPUS_VIEWS_DBNAME": str(tmp_path / "views.db"),
-            "REDIS_URL": REDIS_URL if redis_prefix else None,
-            "OPUS_REDIS_PREFIX": redis_prefix,
-            "OPUS_RUN_PROJECTIONS": "0",
-            "OPUS_RATE_LIMIT": "3/60",
-        }
+    return app_with(
+        tmp_path,
+        REDIS_URL=REDIS_URL if redis_prefix else None,
+        OPUS_REDIS_PREFIX=redis_prefix,
+        OPUS_RATE_LIMIT="3/60",
     )
 
 
@@ -106,17 +107,7 @@ def test_creating_and_joining_past_the_limit_is_429_with_retry_after(tmp_path: P
 
 
 def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_count(tmp_path: Path) -> None:
-    app = create_app(
-        {
-            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-            "SQLITE_DBNAME": str(tmp_path / "events.db"),
-            "OPUS_VIEWS_DBNAME": str(tmp_path / "views.db"),
-            "REDIS_URL": None,
-            "OPUS_RUN_PROJECTIONS": "0",
-            "OPUS_RATE_LIMIT": "2/60",
-            "OPUS_TRUSTED_PROXIES": "1",
-        }
-    )
+    app = app_with(tmp_path, OPUS_RATE_LIMIT="2/60", OPUS_TRUSTED_PROXIES="1")
     try:
         client = app.test_client()
         one, two = {"X-Forwarded-For": "203.0.113.1"}, {"X-Forwarded-For": "203.0.113.2"}
