@@ -169,6 +169,8 @@ class ProjectionRunner:
         self._reached_store = True
         self._reached_events = True
         self._app_broken = False
+        # the view's position at the last check, if that check found it behind the log
+        self._behind_at: tuple[int | None] | None = None
         self._stopping = threading.Event()
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"project-{self.name}", daemon=True)
@@ -327,10 +329,20 @@ class ProjectionRunner:
             reader.join(timeout=5)
 
     def _check(self, view: View) -> None:
-        """While idle: the event store still answers, and the view stands in
-        the store where this runner believes it does; else raise."""
-        self.app.recorder.max_notification_id()  # raises if the log is unreachable
+        """While idle: the event store still answers, the view stands in the
+        store where this runner believes it does, and it is not left behind
+        the log (a notification missed: behind at two checks in a row, with
+        nothing arriving between them); else raise."""
+        head = self.app.recorder.max_notification_id() or 0  # raises if unreachable
         self._reached_events = True
+        behind = head > (view.position or 0)
+        if behind and self._behind_at == (view.position,):
+            self._behind_at = None
+            raise ViewMovedError(
+                f"{view.ns} stays at position {view.position} while the log is at {head}: "
+                "following again from there"
+            )
+        self._behind_at = (view.position,) if behind else None
         if view.follows_active and self.store.active_generation(self.name) != view.generation:
             raise ViewMovedError(f"generation {view.generation} is no longer active")
         believed = view.position
