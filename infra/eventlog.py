@@ -39,7 +39,13 @@ def read_records(app: Opus, after: int = 0, stop: int | None = None) -> Iterator
 def to_record(app: Opus, n: Notification) -> Record:
     type_ = n.topic.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
     try:
-        return Record.of_event(app.mapper.to_domain_event(n), n.id)
+        record = Record.of_event(app.mapper.to_domain_event(n), n.id)
+        # The chain covers the timestamp as isoformat() writes it; the stored
+        # text must be that very text (Python reads "2026-11-30U16:48" too).
+        plain = app.mapper.cipher is None and app.mapper.compressor is None
+        if plain and f'"_data_":"{record.timestamp}"'.encode() not in n.state:
+            raise ValueError("the stored timestamp is not written as the chain covers it")
+        return record
     except Exception as e:  # a damaged row must become a verdict, not a crash
         return Record(
             position=n.id,

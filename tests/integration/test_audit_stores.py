@@ -98,3 +98,23 @@ def test_tampering_in_the_store_is_found_at_its_position(env: dict[str, str], ki
     finally:
         close()
         app.close()
+
+
+def test_a_timestamp_rewritten_with_another_separator_is_found(tmp_path: Any) -> None:
+    """Python reads "2026-11-30U16:48:28" as it reads "...T16:48:28": the
+    chain, over the datetime, cannot tell; the stored text must be its own."""
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "e.db")}
+    app = Opus(env=env)
+    game_id, _ = play_game(app, 2, "greedy", random.Random(5))
+    run, close = sqlite_rows(env)
+    try:
+        (state,) = run("SELECT state FROM {table} WHERE {id} = %s", 3)[0]
+        marker = bytes(state).index(b'"_data_":"') + len(b'"_data_":"') + 10
+        forged = bytes(state[:marker]) + b"U" + bytes(state[marker + 1 :])
+        assert state[marker : marker + 1] == b"T"
+        run("UPDATE {table} SET state = %s WHERE {id} = %s", forged, 3)
+    finally:
+        close()
+    verdict = verify_game(game_records(Opus(env=env), str(game_id)))
+    assert not verdict.ok and verdict.position == 3
+    assert "timestamp" in verdict.reason
