@@ -212,6 +212,20 @@ class Start(MethodView):
         return outcome(game_id, result)
 
 
+@blp.route("/<uuid:game_id>/remove-seat")
+class RemoveSeat(MethodView):
+    @blp.arguments(WithdrawSchema)
+    @blp.doc(**docs.TOKEN_COMMAND)
+    @blp.response(200, OutcomeSchema)
+    def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+        """Before the start (organiser token): remove a seat whose player never
+        came or left; the seats after it move down."""
+        result = services().opus.remove_seat(
+            game_id, args["seat"], command=command_id(), organiser_hash=caller()
+        )
+        return outcome(game_id, result)
+
+
 @blp.route("/<uuid:game_id>/withdraw")
 class Withdraw(MethodView):
     @blp.arguments(WithdrawSchema)

@@ -57,6 +57,8 @@ class JoinSchema(StrictSchema):
 
 
 class WithdrawSchema(StrictSchema):
+    """The seat a remove-seat or withdraw command names."""
+
     seat = fields.Integer(strict=True, required=True, validate=validate.Range(0, 5))
 
 

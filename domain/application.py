@@ -167,11 +167,9 @@ class Opus(Application[UUID]):
         """R2.2: deal and begin. With ``organiser_hash`` (the caller's token
         hash), only the game's organiser may start it."""
 
-        def authorise(game: Game) -> None:
-            if organiser_hash is not None:
-                check_organiser(game.state, organiser_hash)
-
-        return self._command(game_id, lambda g: g.start(command), command, authorise=authorise)
+        return self._command(
+            game_id, lambda g: g.start(command), command, authorise=organiser(organiser_hash)
+        )
 
     def play(
         self,
@@ -198,6 +196,24 @@ class Opus(Application[UUID]):
 
         return self._command(game_id, play, command, expected_version, authorise=authorise)
 
+    def remove_seat(
+        self,
+        game_id: UUID,
+        seat: int,
+        *,
+        command: str = "",
+        organiser_hash: str | None = None,
+    ) -> Outcome:
+        """Before the start, remove a seat (its player never came, or left);
+        with ``organiser_hash``, only the organiser may."""
+
+        return self._command(
+            game_id,
+            lambda g: g.remove_seat(seat, command),
+            command,
+            authorise=organiser(organiser_hash),
+        )
+
     def withdraw(
         self,
         game_id: UUID,
@@ -211,16 +227,12 @@ class Opus(Application[UUID]):
         may; with ``idle_seconds``, only the seat whose turn it is, once the
         game has waited that long for it (a player who walked away)."""
 
-        def authorise(game: Game) -> None:
-            if organiser_hash is not None:
-                check_organiser(game.state, organiser_hash)
-
         def withdraw(game: Game) -> None:
             if idle_seconds is not None:
                 check_idle(game, seat, idle_seconds)
             game.withdraw(seat, command)
 
-        return self._command(game_id, withdraw, command, authorise=authorise)
+        return self._command(game_id, withdraw, command, authorise=organiser(organiser_hash))
 
     def _command(
         self,
@@ -403,6 +415,17 @@ def check_idle(game: Game, seat: int, idle_seconds: float) -> None:
             f"{state.names[seat]} has had the turn for {waited:.0f} s; a seat can be "
             f"withdrawn for not moving after {idle_seconds:.0f} s"
         )
+
+
+def organiser(token_hash: str | None) -> Callable[[Game], None]:
+    """The check that the caller is the game's organiser (none without a hash:
+    the service's own callers)."""
+
+    def authorise(game: Game) -> None:
+        if token_hash is not None:
+            check_organiser(game.state, token_hash)
+
+    return authorise
 
 
 def check_organiser(state: GameState, token_hash: str) -> None:

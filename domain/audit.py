@@ -36,6 +36,7 @@ from domain.events import (
     GameCreated,
     GameStarted,
     PlayerJoined,
+    PlayerLeft,
     RecipeAssembled,
     RecipePlaced,
     SeatWithdrawn,
@@ -331,6 +332,9 @@ def _rejudge(
             return
         if record.type == GameStarted.__name__:
             apply(engine.decide_start(state, game.version))
+            return
+        if record.type == PlayerLeft.__name__:
+            apply(engine.decide_leave(state, p["player"]))
             return
         move = _move_of(records, i)
         if move is None:

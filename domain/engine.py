@@ -24,6 +24,7 @@ from domain.events import (
     GameEvent,
     GameStarted,
     PlayerJoined,
+    PlayerLeft,
     PointsAwarded,
     RecipeAssembled,
     RecipePlaced,
@@ -90,6 +91,18 @@ def decide_join(state: GameState, name: str, contribution: str, token_hash: str 
         contribution=contribution,
         token_hash=token_hash,
     )
+    return facts.items
+
+
+def decide_leave(state: GameState, seat: int) -> list[Fact]:
+    """A seat removed before the start (R2.1): those after it move down."""
+    if state.status != "open":
+        raise E.SetupError("a seat can be removed only before the game starts")
+    if not 0 <= seat < state.players:
+        raise E.SetupError(f"there is no seat {seat} in this game")
+    facts = Facts(0)
+    names = [name for k, name in enumerate(state.names) if k != seat]
+    facts.add(PlayerLeft, player=seat, names=names)
     return facts.items
 
 

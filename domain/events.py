@@ -77,6 +77,14 @@ class PlayerJoined(GameEvent):
     identity: ClassVar[tuple[str, ...]] = ("command", "token_hash")
 
 
+class PlayerLeft(GameEvent):
+    """Before the start, the organiser removed a seat: the seats after it
+    move down one; ``names`` is the seating left, in seat order."""
+
+    player: int
+    names: list[str]
+
+
 class GameStarted(GameEvent):
     rules: dict[str, Any]  # R10: the rule set, recorded with its digest
     rules_digest: str
@@ -197,6 +205,7 @@ EVENT_TYPES: dict[str, type[Any]] = {
     for cls in (
         GameCreated,
         PlayerJoined,
+        PlayerLeft,
         GameStarted,
         CardsDealt,
         CardsDrawn,

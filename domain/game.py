@@ -112,6 +112,10 @@ class Game(Aggregate):
         self._trigger_all(facts, command)
         return self.state.players - 1
 
+    def remove_seat(self, seat: int, command: str = "") -> None:
+        """Before the start: the seat is freed, those after it move down."""
+        self._trigger_all(engine.decide_leave(self.state, seat), command)
+
     def start(self, command: str = "") -> None:
         self._trigger_all(engine.decide_start(self.state, self.version), command)
 

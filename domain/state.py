@@ -112,6 +112,11 @@ class GameState(Table):
         self.contributions.append(p["contribution"])
         self.token_hashes.append(p["token_hash"])
 
+    def on_PlayerLeft(self, p: Payload) -> None:
+        super().on_PlayerLeft(p)
+        del self.contributions[p["player"]]
+        del self.token_hashes[p["player"]]
+
     def on_GameStarted(self, p: Payload) -> None:
         """R2.2–R2.3: the shuffled deck, less the cabinet dealt from it."""
         self.rules = RuleSet.from_dict(p["rules"])

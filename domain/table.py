@@ -171,6 +171,9 @@ class Table:
     def on_PlayerJoined(self, p: Payload) -> None:  # R2.1
         self.names.append(p["name"])
 
+    def on_PlayerLeft(self, p: Payload) -> None:  # R2.1: the seats after it move down
+        del self.names[p["player"]]
+
     def on_GameStarted(self, p: Payload) -> None:  # R2.2, R2.3
         n = self.players
         self.status = "running"

@@ -22,7 +22,7 @@ from typing import Any
 from eventsourcing.dispatch import singledispatchmethod
 
 from domain.disclosure import ORGANISER, disclose
-from domain.events import GameEnded, PlayerJoined
+from domain.events import GameEnded, PlayerJoined, PlayerLeft
 from projections.base import ViewProjection, game_key
 from projections.view import Transaction
 
@@ -39,6 +39,10 @@ class Leaderboard(ViewProjection):
         known = disclose("PlayerJoined", vars(event), ORGANISER, ended=False)
         seat = [player_id(known["token_hash"], event.name), event.name]
         tx.doc(f"{game_key(event.originator_id)}:players", []).append(seat)
+
+    @project.register
+    def _left(self, event: PlayerLeft, tx: Transaction, position: int) -> None:
+        del tx.doc(f"{game_key(event.originator_id)}:players", [])[event.player]
 
     @project.register
     def _ended(self, event: GameEnded, tx: Transaction, position: int) -> None:

@@ -31,6 +31,7 @@ from domain.events import (
     GameEvent,
     GameStarted,
     PlayerJoined,
+    PlayerLeft,
     PointsAwarded,
     RecipeAssembled,
     RecipePlaced,
@@ -109,6 +110,16 @@ class MoveLog(ViewProjection):
     def _joined(self, event: PlayerJoined, tx: Transaction, position: int) -> None:
         tx.doc(f"{game_key(event.originator_id)}:names", []).append(event.name)
         self.log(tx, event, position, f"{event.name} took seat {event.player}")
+
+    @project.register
+    def _left(self, event: PlayerLeft, tx: Transaction, position: int) -> None:
+        text = (
+            f"{self.who(tx, event, event.player)} was removed from seat {event.player}; "
+            "the seats after it move down"
+        )
+        self.log(tx, event, position, text)
+        names: list[str] = tx.doc(f"{game_key(event.originator_id)}:names", [])
+        del names[event.player]
 
     @project.register
     def _started(self, event: GameStarted, tx: Transaction, position: int) -> None:

@@ -46,22 +46,27 @@ class TrackingConflictError(ViewStoreError):
 
 @dataclass
 class ListChange:
-    """Items appended to a list, then items replaced by index."""
+    """The list emptied first (``cleared``), then items appended, then items
+    replaced by index."""
 
     appended: list[str] = field(default_factory=list)
     replaced: dict[int, str] = field(default_factory=dict)
+    cleared: bool = False
 
 
 @dataclass
 class Changes:
-    """One batch of writes to one namespace; ``None`` as a document deletes it."""
+    """One batch of writes to one namespace; ``None`` as a document deletes it.
+    Sorted-set members in ``zset_removed`` are removed before ``zsets``'
+    increments are applied."""
 
     docs: dict[str, str | None] = field(default_factory=dict)
     lists: dict[str, ListChange] = field(default_factory=dict)
     zsets: dict[str, dict[str, int]] = field(default_factory=dict)
+    zset_removed: dict[str, set[str]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
-        return bool(self.docs or self.lists or self.zsets)
+        return bool(self.docs or self.lists or self.zsets or self.zset_removed)
 
 
 class ViewStore(Protocol):

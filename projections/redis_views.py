@@ -160,10 +160,14 @@ class RedisViewStore:
                 else:
                     pipe.set(self._key(ns, key), value)
             for key, change in changes.lists.items():
+                if change.cleared:
+                    pipe.delete(self._key(ns, key))
                 if change.appended:
                     pipe.rpush(self._key(ns, key), *change.appended)
                 for index, value in change.replaced.items():
                     pipe.lset(self._key(ns, key), index, value)
+            for key, removed in changes.zset_removed.items():
+                pipe.zrem(self._key(ns, key), *removed)
             for key, members in changes.zsets.items():
                 for member, amount in members.items():
                     pipe.zincrby(self._key(ns, key), amount, member)

@@ -11,7 +11,7 @@ from typing import Any
 
 from eventsourcing.dispatch import singledispatchmethod
 
-from domain.events import PlayerJoined, PointsAwarded
+from domain.events import PlayerJoined, PlayerLeft, PointsAwarded
 from projections.base import ViewProjection, game_key
 from projections.view import Transaction
 
@@ -28,6 +28,14 @@ class Scoreboard(ViewProjection):
         game = game_key(event.originator_id)
         tx.append(f"{game}:players", event.name)
         tx.incr(f"{game}:totals", str(event.player), 0)
+
+    @project.register
+    def _left(self, event: PlayerLeft, tx: Transaction, position: int) -> None:
+        """Before the start every total is 0: the seats move down, and the
+        last seat's total goes."""
+        game = game_key(event.originator_id)
+        tx.rewrite(f"{game}:players", list(event.names))
+        tx.zremove(f"{game}:totals", str(len(event.names)))
 
     @project.register
     def _awarded(self, event: PointsAwarded, tx: Transaction, position: int) -> None:

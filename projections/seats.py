@@ -14,7 +14,7 @@ from typing import Any
 from eventsourcing.dispatch import singledispatchmethod
 
 from domain.disclosure import ORGANISER, disclose
-from domain.events import GameCreated, PlayerJoined
+from domain.events import GameCreated, PlayerJoined, PlayerLeft
 from projections.base import ViewProjection, game_key
 from projections.view import Transaction
 
@@ -29,6 +29,15 @@ class Seats(ViewProjection):
     @project.register
     def _created(self, event: GameCreated, tx: Transaction, position: int) -> None:
         tx.put(game_key(event.originator_id), {"seats": {}})
+
+    @project.register
+    def _left(self, event: PlayerLeft, tx: Transaction, position: int) -> None:
+        seats: dict[str, int] = tx.doc(game_key(event.originator_id))["seats"]
+        for token_hash, seat in list(seats.items()):
+            if seat == event.player:
+                del seats[token_hash]
+            elif seat > event.player:  # the seats after it move down
+                seats[token_hash] = seat - 1
 
     @project.register
     def _joined(self, event: PlayerJoined, tx: Transaction, position: int) -> None:

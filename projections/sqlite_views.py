@@ -175,6 +175,8 @@ class SQLiteViewStore:
         rows: list[tuple[str, str, int, str]] = []
         updates: list[tuple[str, str, str, int]] = []
         for key, change in changes.lists.items():
+            if change.cleared:
+                c.execute("DELETE FROM view_lists WHERE ns=? AND key=?", (ns, key))
             if change.appended:
                 sql = "SELECT COALESCE(MAX(idx) + 1, 0) FROM view_lists WHERE ns=? AND key=?"
                 start = c.execute(sql, (ns, key)).fetchone()[0]
@@ -182,6 +184,10 @@ class SQLiteViewStore:
             updates.extend((value, ns, key, index) for index, value in change.replaced.items())
         c.executemany("INSERT INTO view_lists VALUES (?, ?, ?, ?)", rows)
         c.executemany("UPDATE view_lists SET value=? WHERE ns=? AND key=? AND idx=?", updates)
+        c.executemany(
+            "DELETE FROM view_zsets WHERE ns=? AND key=? AND member=?",
+            [(ns, key, m) for key, members in changes.zset_removed.items() for m in members],
+        )
         c.executemany(
             "INSERT INTO view_zsets VALUES (?, ?, ?, ?) ON CONFLICT (ns, key, member) "
             "DO UPDATE SET score=score+excluded.score",

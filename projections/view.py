@@ -56,6 +56,7 @@ class Transaction:
         self._deleted: set[str] = set()
         self.lists: dict[str, ListChange] = {}
         self.zsets: dict[str, dict[str, int]] = {}
+        self.zset_removed: dict[str, set[str]] = {}
 
     def doc(self, key: str, default: Any = None) -> Any:
         """The document under ``key`` (``default`` if none), to be changed in
@@ -98,15 +99,27 @@ class Transaction:
             change = self.lists[key] = ListChange()
         return change
 
+    def rewrite(self, key: str, values: list[Any]) -> None:
+        """The list becomes ``values``; appends later in the batch follow them."""
+        change = self.lists[key] = ListChange(cleared=True)
+        change.appended.extend(dumps(value) for value in values)
+
     def incr(self, key: str, member: str, amount: int) -> None:
         members = self.zsets.setdefault(key, {})
         members[member] = members.get(member, 0) + amount
+
+    def zremove(self, key: str, member: str) -> None:
+        """Remove a sorted set's member (an increment later in the batch adds it anew)."""
+        self.zsets.get(key, {}).pop(member, None)
+        self.zset_removed.setdefault(key, set()).add(member)
 
     def changes(self) -> Changes:
         docs: dict[str, str | None] = {key: None for key in self._deleted}
         for key in sorted(self._dirty):
             docs[key] = dumps(self._view.cached(key))
-        return Changes(docs=docs, lists=self.lists, zsets=self.zsets)
+        return Changes(
+            docs=docs, lists=self.lists, zsets=self.zsets, zset_removed=self.zset_removed
+        )
 
 
 class View(TrackingRecorder):

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.apps import embedded_app
 
@@ -236,3 +238,49 @@ def test_a_withdrawal_of_a_seat_that_is_not_there_is_refused(client: FlaskClient
         headers={"Authorization": f"Bearer {organiser}"},
     )
     assert answer.status_code == 409 and answer.json["rule"] == "R3.5"
+
+
+def test_the_organiser_removes_a_seat_before_the_start(client: FlaskClient) -> None:
+    created = client.post("/games", json={}).json
+    game = created["game_id"]
+    as_organiser = {"Authorization": f"Bearer {created['organiser_token']}"}
+    tokens = [
+        client.post(f"/games/{game}/players", json={"name": n}).json["token"]
+        for n in ("Ada", "Boris", "Cleo")
+    ]
+    remove = f"/games/{game}/remove-seat"
+    by_seat = client.post(
+        remove, json={"seat": 1}, headers={"Authorization": f"Bearer {tokens[0]}"}
+    )
+    assert by_seat.status_code == 403
+    assert client.post(remove, json={"seat": 1}, headers=as_organiser).status_code == 200
+    assert client.post(f"/games/{game}/start", headers=as_organiser).status_code == 200
+    cleo = {"Authorization": f"Bearer {tokens[2]}"}
+    assert client.get(f"/games/{game}/legal-moves", headers=cleo).json["seat"] == 1
+    boris = client.get(
+        f"/games/{game}/legal-moves", headers={"Authorization": f"Bearer {tokens[1]}"}
+    )
+    assert boris.status_code == 403
+    late = client.post(remove, json={"seat": 0}, headers=as_organiser)
+    assert late.status_code == 409 and late.json["rule"] == "R2.1"
+
+
+MALFORMED = st.one_of(
+    st.binary(max_size=200),
+    st.integers(4_000, 6_000).map(lambda n: b'{"stage_points": [' + b"9" * n + b"]}"),
+    st.integers(1_000, 60_000).map(lambda n: b"[" * n),
+    st.text(max_size=50).map(lambda t: ('{"name": "' + t).encode("utf-8", "surrogatepass")),
+    st.sampled_from([b"\xff\xfe{}", b'{"name": "\xed\xa0\x80"}', b"NaN", b"1e999999"]),
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(body=MALFORMED)
+def test_no_body_at_all_gives_a_server_error(client: FlaskClient, body: bytes) -> None:
+    """Fuzz: bytes, numbers too long for Python, nesting too deep, broken
+    UTF-8, sent as JSON to the endpoints that need no token."""
+    for path in ("/games", f"/games/{UNKNOWN}/players"):
+        answer = client.post(path, data=body, content_type="application/json")
+        assert answer.status_code < 500, (path, body[:80], answer.json)

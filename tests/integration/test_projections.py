@@ -536,3 +536,41 @@ def test_opus_rebuild_and_opus_view_on_the_configured_stores(
     assert cli.invoke(main, ["view", "hand", str(game_id)]).exit_code == 2  # no --seat
     both = cli.invoke(main, ["rebuild", "--as-of", "3", "--blue-green"])
     assert both.exit_code == 2 and "never swapped in" in both.output
+
+
+def test_a_seat_removed_before_the_start_moves_every_view_down_live_and_rebuilt(
+    app: Opus, events_env: dict[str, str], views: ViewsUnderTest
+) -> None:
+    """R2.1 (our decision): the live views, event by event, equal a rebuild
+    and the write model after a removal, joins around it, and play."""
+    runners = run_all(views, events_env)
+    try:
+        game_id = app.create_game(secret=bytes([7]) * 32)
+        for k, name in enumerate(("Ada", "Boris", "Cleo")):
+            app.join(game_id, name, token_hash=str(k) * 64)
+        app.remove_seat(game_id, 1)
+        app.join(game_id, "Dmitri", token_hash="3" * 64)
+        app.remove_seat(game_id, 0)
+        app.join(game_id, "Eva", token_hash="4" * 64)
+        app.start(game_id)
+        play_moves(app, game_id, 12, seed=23)
+        wait_all(runners, last_position(app))
+    finally:
+        stop_all(runners)
+    state = app.state(game_id)
+    assert state.names == ["Cleo", "Dmitri", "Eva"]
+    queries = Queries(views.store)
+    assert table_without_extras(queries.table_view(game_id)) == public_view(state)
+    board = queries.scoreboard(game_id)
+    assert board is not None
+    assert [(p["seat"], p["name"], p["points"]) for p in board["players"]] == [
+        (seat, name, state.scores[seat]) for seat, name in enumerate(state.names)
+    ]
+    assert queries.seats(game_id) == {"2" * 64: 0, "3" * 64: 1, "4" * 64: 2}
+    assert [queries.hand(game_id, s) for s in range(3)] == state.hands
+    log = queries.move_log(game_id)
+    assert [e["version"] for e in log] == list(range(1, len(log) + 1))
+    live = dumps(views)
+    end = last_position(app)
+    fresh = dumps(views, rebuild(views.store, app, select([]), as_of=end).generation)
+    assert fresh == live
