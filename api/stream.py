@@ -42,6 +42,7 @@ from api.runtime import Services, services
 from api.schemas import ErrorSchema
 from domain.audit import Record
 from domain.errors import GameNotFoundError
+from infra.broker import RESYNC
 from infra.eventlog import game_export
 from infra.settings import Settings
 
@@ -139,6 +140,13 @@ def _stream(
         message = subscription.get(timeout=KEEPALIVE_SECONDS)
         if message is None:
             yield ": keepalive\n\n"
+            continue
+        if message == RESYNC:  # messages may have been lost: read what the log has
+            for record in game_export(svc.opus, game_id, sent):
+                yield sse(record.line(), record.version, record.type)
+                sent = record.version
+                if record.type == "GameEnded":
+                    return
             continue
         line = json.loads(message)
         if line["version"] <= sent:

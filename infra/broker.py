@@ -17,6 +17,9 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
+# Told to every stream when messages may have been lost (the pub/sub
+# connection was re-established): read the log for what you have not sent.
+RESYNC = "resync"
 
 
 class Subscription(Protocol):
@@ -46,6 +49,13 @@ class _QueueSubscription:
             return None
 
 
+def _deliver(subscribers: list[_QueueSubscription], message: str) -> None:
+    for subscription in subscribers:
+        # A stalled client loses messages; the server goes on.
+        with contextlib.suppress(queue.Full):
+            subscription.queue.put_nowait(message)
+
+
 class InProcessBroker:
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -54,10 +64,13 @@ class InProcessBroker:
     def publish(self, game_id: str, message: str) -> None:
         with self._lock:
             subscribers = list(self._subscribers.get(game_id, ()))
-        for subscription in subscribers:
-            # A stalled client loses messages; the server goes on.
-            with contextlib.suppress(queue.Full):
-                subscription.queue.put_nowait(message)
+        _deliver(subscribers, message)
+
+    def broadcast(self, message: str) -> None:
+        """``message`` to every subscription of every game."""
+        with self._lock:
+            subscribers = [s for game in self._subscribers.values() for s in game]
+        _deliver(subscribers, message)
 
     @contextmanager
     def subscribe(self, game_id: str) -> Iterator[_QueueSubscription]:
@@ -131,6 +144,7 @@ class RedisBroker:
 
     def _read(self) -> None:
         channels = len(self.prefix) + len("games:")
+        lost = False  # messages may have been published while the connection was down
         while not self._closed.is_set():
             pubsub = self.client.pubsub()
             try:
@@ -141,6 +155,9 @@ class RedisBroker:
                         continue
                     if message["type"] == "psubscribe":
                         self._ready.set()
+                        if lost:
+                            self._local.broadcast(RESYNC)
+                            lost = False
                         continue
                     if message["type"] != "pmessage":
                         continue
@@ -151,6 +168,7 @@ class RedisBroker:
             except Exception as e:  # Redis away: retry; the streams read gaps from the log
                 if self._closed.is_set():
                     return
+                lost = True
                 log.warning("live events: Redis pub/sub failed (%s); reconnecting", e)
                 self._closed.wait(self.POLL_SECONDS)
             finally:

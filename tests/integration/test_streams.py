@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +20,7 @@ from flask.testing import FlaskClient
 from api.stream import create_stream_app
 from domain.bots import BOTS
 from domain.simulation import play_game
-from infra.broker import RedisBroker
+from infra.broker import RESYNC, RedisBroker
 from tests.apps import embedded_app
 from tests.conftest import REDIS_URL
 from tests.redis_keys import drop_prefix
@@ -208,3 +209,64 @@ def test_live_events_reach_their_games_streams_only() -> None:
         for broker in brokers.values():
             broker.close()
         drop_prefix(REDIS_URL, base)
+
+
+def test_a_stream_that_lost_the_end_reads_it_from_the_log_when_told_to_resync(
+    app: Flask,
+) -> None:
+    """The broker lost the last messages (a pub/sub reconnect): nothing more
+    will come live; the broker's RESYNC makes the stream read the log, send
+    what it missed and close at GameEnded."""
+    client = app.test_client()
+    game, version = running_game(app)
+    service = opus(app)
+    broker = app.extensions["opus"].broker
+    published = broker.publish
+    lost = threading.Event()
+    broker.publish = lambda game_id, message: None if lost.is_set() else published(game_id, message)
+
+    def play_to_the_end_unheard() -> None:
+        time.sleep(0.3)  # the stream has subscribed
+        lost.set()  # from here on, nothing reaches the streams
+        choose = BOTS["random"](random.Random(5))
+        state = service.state(UUID(game))
+        while state.status == "running":
+            service.play(UUID(game), choose(state, state.turn))
+            state = service.state(UUID(game))
+        broker.broadcast(RESYNC)  # as the Redis broker does after a reconnect
+
+    player = threading.Thread(target=play_to_the_end_unheard, daemon=True)
+    player.start()
+    status, received = messages(
+        client, f"/games/{game}/events", headers={"Last-Event-ID": str(version)}
+    )
+    player.join(STOP_SECONDS)
+    assert status == 200
+    last = int(service.version(UUID(game)))
+    assert [m["version"] for m in received] == list(range(version + 1, last + 1))
+    assert received[-1]["type"] == "GameEnded"
+
+
+def test_the_redis_broker_tells_its_streams_to_resync_after_a_reconnect() -> None:
+    """A private Redis killed and started again: the broker's reader
+    reconnects and every local subscription hears RESYNC."""
+    import shutil
+
+    from tests.private_servers import RedisServer
+
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed")
+    server = RedisServer().start()
+    broker = RedisBroker(server.url, f"opus-test:{uuid.uuid4().hex[:8]}:")
+    try:
+        with broker.subscribe("g") as subscription:
+            broker.publish("g", "hello")
+            assert subscription.get(timeout=5) == "hello"
+            server.kill()
+            time.sleep(0.5)
+            server.start()
+            heard = [subscription.get(timeout=10) for _ in range(1)]
+            assert heard == [RESYNC]
+    finally:
+        broker.close()
+        server.kill()
