@@ -96,8 +96,9 @@ class RedisBroker:
     pattern ``<prefix>games:*`` once, on the first ``subscribe``, and hands
     each message to the local queues of that game's streams. A thousand open
     streams cost a thousand queues, not a thousand Redis connections. A
-    message lost while the connection is re-established leaves a gap in the
-    versions, which the stream reads from the log (api/stream.py).
+    message lost while the connection is re-established is not lost to the
+    streams: once it is back, each is told to ``RESYNC`` and reads from the
+    log what it has not sent (api/stream.py).
     """
 
     READY_SECONDS = 5.0  # how long the first subscribe waits for the pattern's confirmation
