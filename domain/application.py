@@ -23,7 +23,7 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError, Recording
 
-from domain import legal
+from domain import engine, legal
 from domain.audit import Record
 from domain.errors import (
     GameNotFoundError,
@@ -364,13 +364,12 @@ class LegalMoves:
 
 
 def why_none(state: GameState, seat: int) -> str | None:
-    """Why a seat has no legal move now (None when it may move)."""
-    if state.status == "open":
-        return "R2.2: the game has not started"
-    if state.status == "ended":
-        return "R7: the game is over"
-    if state.turn != seat:
-        return f"R3.4: it is {state.names[state.turn]}'s turn, not {state.names[seat]}'s"
+    """Why a seat has no legal move now (None when it may move): what the
+    engine would answer a move (R2.1 not started, R7.1 over, R3.4 not its turn)."""
+    try:
+        engine.check_turn(state, seat)
+    except RuleError as e:
+        return str(e)
     return None
 
 

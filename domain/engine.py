@@ -36,6 +36,7 @@ from domain.events import (
     TurnEnded,
 )
 from domain.moves import MAIN_ACTIONS, Assemble, Cast, Discard, Move, Pass, Place, Withdraw
+from domain.names import MAX_NAME
 from domain.ruleset import MAX_PLAYERS, MIN_PLAYERS, RuleSet
 from domain.state import CARDS, GameState, Location, deck_order
 
@@ -75,8 +76,8 @@ def decide_join(state: GameState, name: str, contribution: str, token_hash: str 
     if state.players >= MAX_PLAYERS:
         raise E.SetupError(f"the game is full ({MAX_PLAYERS} players)")
     name = name.strip()
-    if not name or len(name) > 40:
-        raise E.SetupError("a player's name must have 1 to 40 characters")
+    if not name or len(name) > MAX_NAME:
+        raise E.SetupError(f"a player's name must have 1 to {MAX_NAME} characters")
     if name in state.names:
         raise E.SetupError(f"{name!r} has already joined this game")
     if not (_is_text(name) and _is_text(contribution)):

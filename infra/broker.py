@@ -10,11 +10,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import queue
-import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
+
+from projections.redis_views import literal_pattern
 
 log = logging.getLogger(__name__)
 # Told to every stream when messages may have been lost (the pub/sub
@@ -124,8 +125,7 @@ class RedisBroker:
 
     def pattern(self) -> str:
         """Every game channel of this prefix, the prefix's glob characters escaped."""
-        escaped = re.sub(r"([\\*?\[\]])", r"\\\1", self.prefix)
-        return f"{escaped}games:*"
+        return f"{literal_pattern(self.prefix)}games:*"
 
     def publish(self, game_id: str, message: str) -> None:
         self.client.publish(self.channel(game_id), message)

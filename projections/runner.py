@@ -137,6 +137,29 @@ def project_batch(
     ) from error
 
 
+class Outage:
+    """One store's outage: it began at the first failure since the store was
+    last reached, and lasting past ``timeout`` seconds it raises ``error``."""
+
+    def __init__(self, what: str, timeout: float, error: type[Exception]) -> None:
+        self.what = what
+        self.timeout = timeout
+        self.error = error
+        self.since: float | None = None
+
+    def reached(self) -> None:
+        self.since = None
+
+    def failed(self, cause: BaseException) -> None:
+        now = time.monotonic()
+        if self.since is None:
+            self.since = now
+        if now - self.since > self.timeout:
+            raise self.error(
+                f"{self.what} unreachable for {self.timeout:.0f} s: {type(cause).__name__}: {cause}"
+            ) from cause
+
+
 class ProjectionRunner:
     """Runs one projection in a thread until stopped or failed.
 
@@ -166,8 +189,14 @@ class ProjectionRunner:
         self.app = open_application()
         self.error: BaseException | None = None
         self.view: View | None = None
-        self._reached_store = True
-        self._reached_events = True
+        # A store that fails is retried for ``reconnect_timeout`` seconds from
+        # the first failure since it was last reached.
+        self._views_outage = Outage(
+            f"projection {self.name}: view store", reconnect_timeout, ViewStoreUnavailableError
+        )
+        self._events_outage = Outage(
+            f"projection {self.name}: event store", reconnect_timeout, EventStoreUnavailableError
+        )
         self._app_broken = False
         # the view's position at the last check, if that check found it behind the log
         self._behind_at: tuple[int | None] | None = None
@@ -225,33 +254,17 @@ class ProjectionRunner:
 
     def _run(self) -> None:
         try:
-            unavailable_since = 0.0
-            events_down_since = 0.0
             while not self._stopping.is_set():
                 try:
                     if self._app_broken:
                         self._reopen_application()
                     self._follow(self.app, EventDecoder(self.app.mapper))
                 except ViewStoreUnavailableError as e:
-                    now = time.monotonic()
-                    if self._reached_store:  # a new outage: its own time limit
-                        unavailable_since, self._reached_store = now, False
-                    if now - unavailable_since > self.reconnect_timeout:
-                        raise ViewStoreUnavailableError(
-                            f"projection {self.name}: view store unreachable for "
-                            f"{self.reconnect_timeout:.0f} s: {e}"
-                        ) from e
+                    self._views_outage.failed(e)
                     log.warning("projection %s: %s; retrying", self.name, e)
                     self._stopping.wait(RETRY_PAUSE)
                 except EVENT_STORE_ERRORS as e:
-                    now = time.monotonic()
-                    if self._reached_events:
-                        events_down_since, self._reached_events = now, False
-                    if now - events_down_since > self.reconnect_timeout:
-                        raise EventStoreUnavailableError(
-                            f"projection {self.name}: event store unreachable for "
-                            f"{self.reconnect_timeout:.0f} s: {type(e).__name__}: {e}"
-                        ) from e
+                    self._events_outage.failed(e)
                     log.warning(
                         "projection %s: event store: %s: %s; reconnecting",
                         self.name,
@@ -290,7 +303,7 @@ class ProjectionRunner:
         projection = self.projection_class(view)
         self.view = view
         view.position  # noqa: B018 - reads the store: it is reachable again
-        self._reached_store = True
+        self._views_outage.reached()
         inbox: queue.Queue[Notification | BaseException] = queue.Queue(maxsize=4 * self.batch_size)
         subscription = app.recorder.subscribe(gt=view.position)
         # Entered, so that leaving joins its threads: none may still be
@@ -320,7 +333,7 @@ class ProjectionRunner:
                 if notifications:
                     events, decode_error = decode_all(decoder, notifications)
                     project_batch(projection, notifications, events, app.name, decode_error)
-                    self._reached_events = True
+                    self._events_outage.reached()
                 if errors:
                     raise errors[0]
         finally:
@@ -334,7 +347,7 @@ class ProjectionRunner:
         the log (a notification missed: behind at two checks in a row, with
         nothing arriving between them); else raise."""
         head = self.app.recorder.max_notification_id() or 0  # raises if unreachable
-        self._reached_events = True
+        self._events_outage.reached()
         behind = head > (view.position or 0)
         if behind and self._behind_at == (view.position,):
             self._behind_at = None

@@ -40,10 +40,13 @@ def wait_for_port(port: int, timeout: float = START_SECONDS) -> None:
 
 
 class RedisServer:
-    """A private in-memory redis-server: a restart brings it back empty."""
+    """A private redis-server: in memory (a restart brings it back empty), or
+    with ``durable_in`` a folder, its append-only file fsynced on every write
+    (it survives SIGKILL)."""
 
-    def __init__(self) -> None:
+    def __init__(self, durable_in: Path | None = None) -> None:
         self.port = free_port()
+        self.durable_in = durable_in
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -51,20 +54,13 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> RedisServer:
-        self.process = subprocess.Popen(
-            [
-                "redis-server",
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ],
-            stdout=subprocess.DEVNULL,
-        )
+        command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+        if self.durable_in is None:
+            command += ["--appendonly", "no"]
+        else:
+            command += ["--dir", str(self.durable_in), "--appendonly", "yes"]
+            command += ["--appendfsync", "always"]
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
         wait_for_port(self.port)
         return self
 

@@ -10,7 +10,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -30,6 +29,7 @@ from projections.redis_views import RedisViewStore
 from projections.registry import PROJECTIONS, select
 from projections.runner import ProjectionRunner
 from tests.conftest import ViewsUnderTest, opener
+from tests.private_servers import RedisServer
 
 OPUS = str(Path(sys.executable).parent / "opus")
 # The same `opus project` command without the rest of the CLI (Flask and the
@@ -141,68 +141,13 @@ def test_kill_9_at_random_points_then_the_views_equal_a_clean_rebuild(
 # ---- Redis restarted under a live runner -------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class RedisServer:
-    """A private redis-server (never the shared one), durable across SIGKILL:
-    append-only file, fsync on every write."""
-
-    def __init__(self, directory: Path) -> None:
-        self.port = free_port()
-        self.directory = directory
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [
-                "redis-server",
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--dir",
-                str(self.directory),
-                "--save",
-                "",
-                "--appendonly",
-                "yes",
-                "--appendfsync",
-                "always",
-            ],
-            stdout=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return
-            except OSError:
-                time.sleep(0.02)
-        raise RuntimeError("redis-server did not start")
-
-    def kill(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait()
-
-
 @pytest.fixture
 def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
     if shutil.which("redis-server") is None:
         pytest.skip("redis-server is not installed")
-    server = RedisServer(tmp_path)
-    server.start()
+    server = RedisServer(durable_in=tmp_path).start()
     yield server
-    if server.process is not None and server.process.poll() is None:
-        server.kill()
+    server.kill()
 
 
 def test_a_runner_reconnects_when_redis_restarts_and_resumes_exactly_once(
