@@ -27,7 +27,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import ExitStack
 from typing import Any
 from uuid import UUID
@@ -131,32 +131,31 @@ def _stream(
 ) -> Iterator[str]:
     deadline = time.monotonic() + MAX_SECONDS
     sent = after
-    for record in backlog:
-        yield sse(record.line(), record.version, record.type)
-        sent = record.version
-        if record.type == "GameEnded":
+    from_log: Iterable[Record] = backlog
+    while True:
+        for record in from_log:
+            yield sse(record.line(), record.version, record.type)
+            sent = record.version
+            if record.type == "GameEnded":
+                return
+        from_log = ()
+        if time.monotonic() >= deadline:
             return
-    while time.monotonic() < deadline:
         message = subscription.get(timeout=KEEPALIVE_SECONDS)
         if message is None:
             yield ": keepalive\n\n"
             continue
-        if message == RESYNC:  # messages may have been lost: read what the log has
-            for record in game_export(svc.opus, game_id, sent):
-                yield sse(record.line(), record.version, record.type)
-                sent = record.version
-                if record.type == "GameEnded":
-                    return
+        if message == RESYNC:  # messages may have been lost: the log has them
+            from_log = game_export(svc.opus, game_id, sent)
             continue
         line = json.loads(message)
         if line["version"] <= sent:
             continue
         if line["version"] > sent + 1:
-            # Messages were lost (a full queue, a reconnect): read the gap
-            # from the log, so the stream never skips an event.
-            for record in game_export(svc.opus, game_id, sent):
-                if record.version < line["version"]:
-                    yield sse(record.line(), record.version, record.type)
+            # Messages were lost (a full queue): the log has them, and this
+            # one too (an event is published once saved).
+            from_log = game_export(svc.opus, game_id, sent)
+            continue
         sent = line["version"]
         yield sse(message, line["version"], line["type"])
         if line["type"] == "GameEnded":

@@ -226,7 +226,7 @@ def test_the_same_command_resent_with_other_json_spelling_is_a_retry(
     assert again.json["game_id"] == first.json["game_id"] and again.json["replayed"]
 
 
-def test_a_withdrawal_of_a_seat_that_is_not_there_is_refused(client: FlaskClient) -> None:
+def test_R3_5_a_withdrawal_of_a_seat_that_is_not_there_is_refused(client: FlaskClient) -> None:
     created = client.post("/games", json={}).json
     game, organiser = created["game_id"], created["organiser_token"]
     for name in ("Ada", "Boris"):
@@ -240,7 +240,7 @@ def test_a_withdrawal_of_a_seat_that_is_not_there_is_refused(client: FlaskClient
     assert answer.status_code == 409 and answer.json["rule"] == "R3.5"
 
 
-def test_the_organiser_removes_a_seat_before_the_start(client: FlaskClient) -> None:
+def test_R2_1_the_organiser_removes_a_seat_before_the_start(client: FlaskClient) -> None:
     created = client.post("/games", json={}).json
     game = created["game_id"]
     as_organiser = {"Authorization": f"Bearer {created['organiser_token']}"}

@@ -33,7 +33,7 @@ def app_with(tmp_path: Path, **variables: str | None) -> Flask:
     )
 
 
-def test_the_organiser_withdraws_a_seat_left_idle_and_its_turns_pass(tmp_path: Path) -> None:
+def test_R3_5_the_organiser_withdraws_a_seat_left_idle_and_its_turns_pass(tmp_path: Path) -> None:
     app = app_with(tmp_path, OPUS_INACTIVITY_SECONDS="0")
     try:
         client = app.test_client()
@@ -62,7 +62,7 @@ def test_the_organiser_withdraws_a_seat_left_idle_and_its_turns_pass(tmp_path: P
         app.extensions["opus"].close()
 
 
-def test_an_idle_limit_not_yet_reached_refuses_the_withdrawal(tmp_path: Path) -> None:
+def test_R3_5_an_idle_limit_not_yet_reached_refuses_the_withdrawal(tmp_path: Path) -> None:
     app = embedded_app(tmp_path, run_projections=False)  # the default limit, 300 s
     try:
         client = app.test_client()
