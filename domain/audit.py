@@ -33,6 +33,7 @@ from domain.errors import RuleError
 from domain.events import (
     EVENT_TYPES,
     CardDiscarded,
+    GameCalled,
     GameCreated,
     GameStarted,
     PlayerJoined,
@@ -43,12 +44,14 @@ from domain.events import (
     SpellCast,
     StageStolen,
     StageTaken,
+    TournamentGameCreated,
     TurnEnded,
 )
 from domain.game import Game
 from domain.moves import Assemble, Cast, Discard, Move, Pass, Place, Withdraw
 
 GAME_TOPIC = get_topic(Game)
+CREATED = frozenset({GameCreated.__name__, TournamentGameCreated.__name__})
 
 
 @dataclass(frozen=True)
@@ -260,7 +263,7 @@ def _check_chain(records: Sequence[Record]) -> None:
 def _secret(records: Sequence[Record]) -> str | None:
     """The game's secret, if its GameCreated is in the log in clear."""
     first = records[0]
-    if first.type != GameCreated.__name__ or first.redacted or not first.payload:
+    if first.type not in CREATED or first.redacted or not first.payload:
         return None
     secret = first.payload.get("secret")
     if not isinstance(secret, str) or not re.fullmatch(r"[0-9a-f]{64}", secret):
@@ -270,7 +273,7 @@ def _secret(records: Sequence[Record]) -> str | None:
 
 def _event(record: Record, game_id: UUID | None = None) -> Any:
     cls = EVENT_TYPES[record.type]
-    extra = {"originator_topic": GAME_TOPIC} if cls is GameCreated else {}
+    extra = {"originator_topic": GAME_TOPIC} if record.type in CREATED else {}
     try:
         return cls(
             **extra,
@@ -286,7 +289,7 @@ def _event(record: Record, game_id: UUID | None = None) -> Any:
 
 def _judge(records: Sequence[Record]) -> Game:
     first = records[0]
-    if first.type != GameCreated.__name__:
+    if first.type not in CREATED:
         raise Failure(first, "a game's log starts with GameCreated")
     created = _event(first)
     if hashlib.sha256(bytes.fromhex(created.secret)).hexdigest() != created.commitment:
@@ -335,6 +338,9 @@ def _rejudge(
             return
         if record.type == PlayerLeft.__name__:
             apply(engine.decide_leave(state, p["player"]))
+            return
+        if record.type == GameCalled.__name__:
+            apply(engine.decide_call(state, p["time"], p["by"]))
             return
         move = _move_of(records, i)
         if move is None:

@@ -20,6 +20,7 @@ from domain.events import (
     CardsDealt,
     CardsDrawn,
     ComponentsReturned,
+    GameCalled,
     GameEnded,
     GameEvent,
     GameStarted,
@@ -206,6 +207,18 @@ def decide_withdraw(state: GameState, seat: int, version: int) -> list[Fact]:
             secret=state.secret,
         )
     return facts.items
+
+
+def decide_call(state: GameState, time: str, by: str) -> list[Fact]:
+    """T8.1: call a running game; whether the organiser may call it now (the
+    round's time limit, a withdrawn seat) is the tournament's to decide."""
+    if state.status != "running":
+        raise E.CallError("only a running game can be called")
+    if state.called:
+        raise E.CallError("this game has been called already")
+    if not _is_text(by) or not 1 <= len(by) <= MAX_NAME:
+        raise E.CallError(f"who calls a game is named in 1 to {MAX_NAME} characters")
+    return [(GameCalled, {"time": time, "by": by})]
 
 
 def decide(state: GameState, move: Move, version: int) -> list[Fact]:
@@ -541,6 +554,8 @@ def decide_turn_end(state: GameState, move: Move, version: int) -> list[Fact]:
         reason = "R7.2"
     elif state.deck_empty and passes >= n:
         reason = "R7.1"
+    elif state.called and seat == n - 1:
+        reason = "called"  # T8.1: R7.1 and R7.2 come first
     if reason:
         facts.add(
             GameEnded,
@@ -557,11 +572,16 @@ def decide_turn_end(state: GameState, move: Move, version: int) -> list[Fact]:
     return facts.items
 
 
-def winners(state: GameState) -> list[int]:
-    """R7.3: most points; then more completed stages; then more table recipes."""
-    keys = [
+def rank_keys(state: GameState) -> list[tuple[int, int, int]]:
+    """R7.3's order, by seat: points, completed stages, table recipes."""
+    return [
         (state.scores[s], state.completed_stages(s) if state.columns else 0, len(state.tables[s]))
         for s in range(state.players)
     ]
+
+
+def winners(state: GameState) -> list[int]:
+    """R7.3: most points; then more completed stages; then more table recipes."""
+    keys = rank_keys(state)
     best = max(keys)
     return [s for s, k in enumerate(keys) if k == best]

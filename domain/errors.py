@@ -91,3 +91,61 @@ class GameOverError(RuleError):
 
 class GuildOffError(RuleError):
     rule = "R1.4"
+
+
+# ---- tournaments (TOURNAMENT.md: T…) ----------------------------------------
+
+
+class TournamentNotFoundError(OpusError):
+    pass
+
+
+class NotTournamentOrganiserError(NotAuthorisedError):
+    def __init__(self) -> None:
+        super().__init__("only the tournament's organiser may do this")
+
+
+class TournamentRuleError(RuleError):
+    """A tournament command the rules refuse; ``rule`` is its T… id."""
+
+    rule = "T"
+
+
+class CreationError(TournamentRuleError):
+    rule = "T1.1"
+
+
+class RegistrationError(TournamentRuleError):
+    rule = "T2.1"
+
+
+class DropError(TournamentRuleError):
+    rule = "T2.2"
+
+
+class LateRegistrationError(TournamentRuleError):
+    rule = "T2.3"
+
+
+class TooFewPlayersError(TournamentRuleError):
+    rule = "T2.4"
+
+
+class PairingError(TournamentRuleError):
+    rule = "T9.1"  # the next round is paired only after the close
+
+
+class CorrectionError(TournamentRuleError):
+    rule = "T7.1"
+
+
+class PenaltyError(TournamentRuleError):
+    rule = "T7.2"
+
+
+class CallError(TournamentRuleError):
+    rule = "T8.1"
+
+
+class FinishError(TournamentRuleError):
+    rule = "T9.3"

@@ -53,6 +53,15 @@ class GameCreated(Aggregate.Created):
         aggregate.chain = self.chain
 
 
+class TournamentGameCreated(GameCreated):
+    """A game of a tournament (TOURNAMENT.md T1.4): its secret is the
+    tournament's for that round and table, and it is started by the pairing."""
+
+    tournament: str  # the tournament's id
+    round: int
+    table: int  # 1 is the top table (T3.1)
+
+
 class GameEvent(Aggregate.Event):
     chain: str  # domain/chain.py
     command: str  # the client's command id, "" when it gave none
@@ -62,10 +71,7 @@ class GameEvent(Aggregate.Event):
 
     def apply(self, aggregate: Any) -> None:
         aggregate.state.evolve(type(self).__name__, self.__dict__)
-        aggregate.chain = self.chain
-        if self.command:  # a retried command is answered, never applied twice
-            aggregate.commands[self.command] = self.originator_version
-            aggregate.command_keys.setdefault(self.command.partition(":")[0], self.command)
+        aggregate.applied(self)
 
 
 class PlayerJoined(GameEvent):
@@ -193,8 +199,17 @@ class SeatWithdrawn(GameEvent):
     player: int
 
 
+class GameCalled(GameEvent):
+    """T8.1: the organiser called time; the game ends at the first TurnEnded
+    of the last seat after this (GameEnded, reason "called"), unless R7.1 or
+    R7.2 ends it first. ``time`` is the command's time (ISO 8601, UTC)."""
+
+    time: str
+    by: str  # who called it, as the organiser names them
+
+
 class GameEnded(GameEvent):
-    reason: str  # R7.1, R7.2, or "withdrawn" (R3.5)
+    reason: str  # R7.1, R7.2, "withdrawn" (R3.5) or "called" (T8.1)
     scores: list[int]
     winners: list[int]  # R7.3: more than one when the win is shared
     secret: str  # R9.3: the revealed secret
@@ -204,6 +219,7 @@ EVENT_TYPES: dict[str, type[Any]] = {
     cls.__name__: cls
     for cls in (
         GameCreated,
+        TournamentGameCreated,
         PlayerJoined,
         PlayerLeft,
         GameStarted,
@@ -220,6 +236,7 @@ EVENT_TYPES: dict[str, type[Any]] = {
         SequenceCompleted,
         TurnEnded,
         SeatWithdrawn,
+        GameCalled,
         GameEnded,
     )
 }

@@ -10,19 +10,16 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID, uuid4
 
-from eventsourcing.domain import Aggregate
-
 from domain import engine
-from domain.chain import GENESIS, event_record, next_chain, sealed_payload
-from domain.errors import IdempotencyConflictError
-from domain.events import GameCreated
+from domain.chained import Chained
+from domain.events import GameCreated, TournamentGameCreated
 from domain.moves import Move, Withdraw
 from domain.ruleset import RuleSet
 from domain.shuffle import commitment, new_secret
 from domain.state import GameState
 
 
-class Game(Aggregate):
+class Game(Chained):
     def __init__(
         self,
         organiser_hash: str,
@@ -31,19 +28,19 @@ class Game(Aggregate):
         draw: str,
         guild: bool,
         stage_points: list[int],
+        tournament: str = "",
+        round: int = 0,
+        table: int = 0,
     ) -> None:
         variant = RuleSet(draw=draw, guild=guild, stage_points=tuple(stage_points))
         self.state = GameState(commitment=commitment, secret=secret, variant=variant)
         self.state.organiser_hash = organiser_hash
-        self.chain = GENESIS  # the head of the hash chain, set by every event
-        self.commands: dict[str, int] = {}  # command id -> version after it
-        # A command id may be "<key>:<fingerprint of the request>": the key's
-        # first command, by key, to tell a retry from a key reused.
-        self.command_keys: dict[str, str] = {}
-        # The auditor's form (domain/disclosure.py) of the events not yet
-        # saved whose hidden fields were sealed for the chain, by version:
-        # the live stream shows them as sealed here, without sealing again.
-        self.sealed: dict[int, dict[str, Any]] = {}
+        self._start_chain()
+        # A tournament's game (TournamentGameCreated): its tournament, round
+        # and table (T1.4); "" for a game of its own.
+        self.tournament = tournament
+        self.round = round
+        self.table = table
 
     @classmethod
     def create(
@@ -53,8 +50,10 @@ class Game(Aggregate):
         id: UUID | None = None,
         secret: bytes | None = None,
         organiser_hash: str = "",
+        tournament: tuple[UUID, int, int] | None = None,
     ) -> Game:
-        """R9.1: the server's secret is picked here; its commitment is public."""
+        """R9.1: the server's secret is picked here; its commitment is public.
+        A tournament's game names its tournament, round and table (T1.4)."""
         secret = new_secret() if secret is None else secret
         game_id = uuid4() if id is None else id
         fields: dict[str, Any] = dict(
@@ -65,44 +64,15 @@ class Game(Aggregate):
             guild=variant.guild,
             stage_points=list(variant.stage_points),
         )
-        timestamp = GameCreated.create_timestamp()
-        chained = sealed_payload(secret.hex(), game_id, 1, GameCreated.__name__, fields)
-        chain = next_chain(
-            GENESIS, event_record(game_id, 1, GameCreated.__name__, timestamp, chained)
-        )
-        game = cls._create(GameCreated, id=game_id, timestamp=timestamp, chain=chain, **fields)
-        game.sealed[1] = chained
-        return game
+        created: type[GameCreated] = GameCreated
+        if tournament is not None:
+            created = TournamentGameCreated
+            fields.update(tournament=str(tournament[0]), round=tournament[1], table=tournament[2])
+        return cls._create_chained(created, game_id, secret.hex(), fields)  # type: ignore[no-any-return]
 
-    def trigger_event(self, event_class: type[Any], **kwargs: Any) -> None:
-        """Every event carries the chain value over its own fields (Audit)."""
-        timestamp = event_class.create_timestamp()
-        version, type_ = self.version + 1, event_class.__name__
-        chained = sealed_payload(self.state.secret, self.id, version, type_, kwargs)
-        if event_class.hidden:
-            self.sealed[version] = chained
-        chain = next_chain(self.chain, event_record(self.id, version, type_, timestamp, chained))
-        super().trigger_event(event_class, timestamp=timestamp, chain=chain, **kwargs)
-
-    def _trigger_all(self, facts: list[engine.Fact], command: str) -> None:
-        for cls, fields in facts:
-            self.trigger_event(cls, command=command, **fields)
-
-    def replay_of(self, command: str) -> int | None:
-        """The version after the command, if it was applied already; an
-        IdempotencyConflictError if its key was used for another request."""
-        if command in self.commands:
-            return self.commands[command]
-        key, _, _ = command.partition(":")
-        first = self.command_keys.get(key)
-        if first is not None and ":" not in first:
-            return self.commands[first]  # recorded before requests were fingerprinted
-        if first is not None and first != command:
-            raise IdempotencyConflictError(
-                "this Idempotency-Key was used for another request (another path or "
-                "body); use a new key for a new command"
-            )
-        return None
+    @property
+    def chain_secret(self) -> str:
+        return self.state.secret
 
     def join(
         self, name: str, contribution: str = "", token_hash: str = "", command: str = ""
@@ -122,6 +92,10 @@ class Game(Aggregate):
     def withdraw(self, seat: int, command: str = "") -> None:
         """R3.5: the seat's turns pass from now on (a turn in progress too)."""
         engine.run_move(self, Withdraw(seat), lambda facts: self._trigger_all(facts, command))
+
+    def call(self, time: str, by: str, command: str = "") -> None:
+        """T8.1: the game ends after the last seat's turn."""
+        self._trigger_all(engine.decide_call(self.state, time, by), command)
 
     def play(self, move: Move, command: str = "") -> None:
         """One move; a main action also ends the turn (R3.2)."""

@@ -62,6 +62,7 @@ class Table:
     winners: list[int] = field(default_factory=list)
     revealed_secret: str | None = None  # R9.3: GameEnded reveals it
     withdrawn: list[int] = field(default_factory=list)  # R3.5, in the order withdrawn
+    called: bool = False  # T8.1: the game ends after the last seat's turn
 
     # ---- reading ---------------------------------------------------------
 
@@ -124,6 +125,7 @@ class Table:
             "secret": self.revealed_secret if self.status == "ended" else None,
             # shown once a seat has withdrawn: the view of every other game is as it was
             **({"withdrawn": list(self.withdrawn)} if self.withdrawn else {}),
+            **({"called": True} if self.called else {}),
         }
 
     # ---- changing ----------------------------------------------------------
@@ -230,6 +232,9 @@ class Table:
     def on_SeatWithdrawn(self, p: Payload) -> None:  # R3.5
         self.withdrawn.append(p["player"])
 
+    def on_GameCalled(self, p: Payload) -> None:  # T8.1
+        self.called = True
+
     def on_GameEnded(self, p: Payload) -> None:  # R7
         self.status = "ended"
         self.winners = list(p["winners"])
@@ -306,6 +311,7 @@ class PublicTable(Table):
             hand_sizes=list(doc["hand_sizes"]),
             deck_size=doc["deck_size"],
             withdrawn=list(doc.get("withdrawn", [])),
+            called=bool(doc.get("called", False)),
         )
 
 
