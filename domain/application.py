@@ -14,7 +14,7 @@ import hmac
 import logging
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, ClassVar
@@ -25,6 +25,7 @@ from eventsourcing.persistence import IntegrityError, Recording
 
 from domain import engine, legal
 from domain.audit import Record
+from domain.chained import Chained
 from domain.errors import (
     GameNotFoundError,
     IdempotencyConflictError,
@@ -42,6 +43,7 @@ from domain.moves import Move, for_seat
 from domain.names import check_unique, player_name
 from domain.ruleset import RuleSet
 from domain.state import GameState
+from domain.tournaments.service import Tournaments
 
 log = logging.getLogger(__name__)
 RETRIES = 5
@@ -88,18 +90,22 @@ class Opus(Application[UUID]):
         # Called with the records of every command after it is saved, in the
         # auditor's form (the API's live streams listen here).
         self.listeners: list[Callable[[list[Record]], None]] = []
+        self.tournaments = Tournaments(self)
 
-    def _saved(self, game: Game, recordings: list[Recording[UUID]]) -> None:
-        """Tell the listeners; the command is saved already, so a listener's
-        failure is logged and never turns its answer into an error."""
+    def tell_listeners(
+        self, recordings: list[Recording[UUID]], aggregates: Sequence[Chained]
+    ) -> None:
+        """Tell the listeners what a command saved; it is saved already, so a
+        listener's failure is logged and never turns its answer into an error."""
         if self.listeners:
-            records = saved_records(game, recordings)
+            records = saved_records(aggregates, recordings)
             for listener in self.listeners:
                 try:
                     listener(records)
                 except Exception:
                     log.exception("a listener failed on saved events")
-        game.sealed.clear()
+        for aggregate in aggregates:
+            aggregate.sealed.clear()
 
     # ---- commands --------------------------------------------------------
 
@@ -134,7 +140,7 @@ class Opus(Application[UUID]):
                     "use a new key for a new game"
                 ) from None
             return Outcome(None, 1, replayed=True, game_id=game_id)
-        self._saved(game, recordings)
+        self.tell_listeners(recordings, [game])
         return Outcome(recordings[-1].notification.id, game.version, game_id=game.id)
 
     def join(
@@ -207,9 +213,13 @@ class Opus(Application[UUID]):
         """Before the start, remove a seat (its player never came, or left);
         with ``organiser_hash``, only the organiser may."""
 
+        def remove(game: Game) -> None:
+            check_not_tournament(game)
+            game.remove_seat(seat, command)
+
         return self._command(
             game_id,
-            lambda g: g.remove_seat(seat, command),
+            remove,
             command,
             authorise=organiser(organiser_hash),
         )
@@ -228,6 +238,7 @@ class Opus(Application[UUID]):
         game has waited that long for it (a player who walked away)."""
 
         def withdraw(game: Game) -> None:
+            check_not_tournament(game)
             if idle_seconds is not None:
                 check_idle(game, seat, idle_seconds)
             game.withdraw(seat, command)
@@ -262,7 +273,8 @@ class Opus(Application[UUID]):
                     )
                 try:
                     act(game)
-                    recordings = self.save(game)
+                    with self.tournaments.results_of(game) as tournaments:
+                        recordings = self.save(game, *tournaments)
                 except IntegrityError:
                     self._evict(game_id)
                     if expected_version is not None:
@@ -283,7 +295,7 @@ class Opus(Application[UUID]):
                 except BaseException:
                     self._evict(game_id)
                     raise
-                self._saved(game, recordings)
+                self.tell_listeners(recordings, [game, *tournaments])
                 position = recordings[-1].notification.id if recordings else 0
                 return Outcome(position, game.version)
             raise VersionClashError(f"game {game_id} kept changing; gave up after {RETRIES} tries")
@@ -298,12 +310,17 @@ class Opus(Application[UUID]):
                 raise
             authorise(game)
 
+    def locks_of(self, game_ids: list[UUID]) -> list[threading.Lock]:
+        """The locks of several games, each once, in the one order."""
+        stripes = sorted({game_id.int % len(self._locks) for game_id in game_ids})
+        return [self._locks[i] for i in stripes]
+
     def _lock(self, game_id: UUID) -> threading.Lock:
         """One of a fixed set of locks: a game's commands and reads in this
         process take turns; memory stays bounded however many games."""
         return self._locks[game_id.int % len(self._locks)]
 
-    def _catch_up(self, game: Game) -> bool:
+    def _catch_up(self, game: Chained) -> bool:
         """Apply the events other processes saved since ``game`` was cached;
         True if there were any."""
         new = list(self.events.get(game.id, gt=game.version))
@@ -373,20 +390,21 @@ def why_none(state: GameState, seat: int) -> str | None:
     return None
 
 
-def saved_records(game: Game, recordings: list[Recording[UUID]]) -> list[Record]:
+def saved_records(aggregates: Sequence[Chained], recordings: list[Recording[UUID]]) -> list[Record]:
     """The records of events just saved, in the auditor's form
-    (domain/disclosure.py): sealed as the chain sealed them (``game.sealed``),
-    or sealed here should that be missing, never in clear while the game
-    runs; whole once it has ended (R9.3)."""
-    ended = game.state.status == "ended"
+    (domain/disclosure.py): sealed as the chain sealed them (``sealed``), or
+    sealed here should that be missing, never in clear while the game runs
+    (or the tournament); whole once it has ended (R9.3, T9.3)."""
+    by_id = {aggregate.id: aggregate for aggregate in aggregates}
     records = []
     for recording in recordings:
+        aggregate = by_id[recording.domain_event.originator_id]
         record = Record.of_event(recording.domain_event, recording.notification.id)
-        sealed = None if ended else game.sealed.get(record.version)
+        sealed = None if aggregate.ended else aggregate.sealed.get(record.version)
         if sealed is not None:
             records.append(record.sealed_as(sealed))
         else:
-            records.append(record.for_auditor(ended, game.state.secret))
+            records.append(record.for_auditor(aggregate.ended, aggregate.chain_secret))
     return records
 
 
@@ -413,6 +431,15 @@ def check_idle(game: Game, seat: int, idle_seconds: float) -> None:
         raise WithdrawalError(
             f"{state.names[seat]} has had the turn for {waited:.0f} s; a seat can be "
             f"withdrawn for not moving after {idle_seconds:.0f} s"
+        )
+
+
+def check_not_tournament(game: Game) -> None:
+    """T2.2: in a tournament's games a seat is withdrawn only through its
+    player's drop (and seats are the pairing's)."""
+    if game.tournament:
+        raise WithdrawalError(
+            "in a tournament's game a seat is withdrawn only by its player's drop", "T2.2"
         )
 
 

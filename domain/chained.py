@@ -34,6 +34,12 @@ class Chained(Aggregate):
     def chain_secret(self) -> str:
         raise NotImplementedError
 
+    @property
+    def ended(self) -> bool:
+        """Whether its hidden fields may be seen: the game has ended (R9.3),
+        the tournament has finished (T9.3)."""
+        raise NotImplementedError
+
     @classmethod
     def _create_chained(
         cls, created: type[Any], id: UUID, secret: str, fields: dict[str, Any]

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from domain.events import EVENT_TYPES, Hidden
+from domain.tournaments.events import TOURNAMENT_EVENT_TYPES
 
 ENVELOPE = frozenset(
     {"originator_id", "originator_version", "timestamp", "chain", "originator_topic"}
@@ -81,7 +82,9 @@ def _policy(cls: type[Any]) -> Policy:
     )
 
 
-POLICIES: dict[str, Policy] = {name: _policy(cls) for name, cls in EVENT_TYPES.items()}
+POLICIES: dict[str, Policy] = {
+    name: _policy(cls) for name, cls in (EVENT_TYPES | TOURNAMENT_EVENT_TYPES).items()
+}
 
 
 def own_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -121,7 +124,8 @@ def disclose(
     seal: Seal | None = None,
 ) -> dict[str, Any]:
     """The event's own fields as ``audience`` may see them; ``ended``: the
-    game has ended (R9.3: then nothing is hidden). The auditor's form needs
+    game has ended (R9.3: then nothing is hidden), or the tournament has
+    finished (T9.3). The auditor's form needs
     ``seal`` for the hidden values of a game still running."""
     kind = audience.kind
     plain = _PLAIN[kind].get(event_type)

@@ -74,6 +74,10 @@ class Game(Chained):
     def chain_secret(self) -> str:
         return self.state.secret
 
+    @property
+    def ended(self) -> bool:
+        return self.state.status == "ended"
+
     def join(
         self, name: str, contribution: str = "", token_hash: str = "", command: str = ""
     ) -> int:

@@ -1,0 +1,171 @@
+"""The Tournament aggregate: one tournament's registrations, rounds,
+results, corrections and seals (TOURNAMENT.md), chained like a Game.
+
+Each command asks ``domain.tournaments.decide`` for the facts and triggers
+them; a refused command raises before anything is triggered. The games a
+pairing creates, and the seats a drop withdraws, are the application's to
+save with the tournament, in one transaction (domain/application.py).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from datetime import datetime
+from fractions import Fraction
+from typing import Any
+from uuid import UUID, uuid4
+
+from domain.chained import Chained
+from domain.errors import CreationError
+from domain.ruleset import RuleSet
+from domain.shuffle import commitment, new_secret
+from domain.tournaments import decide
+from domain.tournaments.events import TournamentCreated
+from domain.tournaments.state import TournamentState
+from domain.tournaments.tables import TableSizes
+
+DEFAULT_WEIGHT = 6  # T1.1
+MAX_TOURNAMENT_NAME = 100  # our decision
+
+
+class Tournament(Chained):
+    def __init__(
+        self,
+        name: str,
+        organiser_hash: str,
+        commitment: str,
+        secret: str,
+        rules: dict[str, Any],
+        tables: dict[str, int],
+        weight: int,
+        late_until: int,
+        time_limit: int | None,
+        rounds: int | None,
+        beacon: str,
+        unicode_version: str,
+    ) -> None:
+        self.state = TournamentState.from_created(dict(vars_of_init(locals())))
+        self._start_chain()
+
+    @classmethod
+    def create(
+        cls,
+        name: str,
+        organiser_hash: str,
+        *,
+        rules: RuleSet | None = None,
+        sizes: TableSizes | None = None,
+        weight: int = DEFAULT_WEIGHT,
+        late_until: int = 1,
+        time_limit: int | None = None,
+        rounds: int | None = None,
+        beacon: str = "",
+        secret: bytes | None = None,
+        id: UUID | None = None,
+    ) -> Tournament:
+        """T1.1, T1.3: a new tournament; its secret is drawn here and only its
+        commitment is public (the secret itself is sealed in the chain)."""
+        rules = rules or RuleSet()
+        sizes = sizes or TableSizes()
+        check_creation(name, weight, late_until, time_limit, rounds, beacon)
+        secret = new_secret() if secret is None else secret
+        fields: dict[str, Any] = dict(
+            name=name,
+            organiser_hash=organiser_hash,
+            commitment=commitment(secret),
+            secret=secret.hex(),
+            rules={
+                "draw": rules.draw,
+                "guild": rules.guild,
+                "stage_points": list(rules.stage_points),
+            },
+            tables={"min": sizes.min, "preferred": sizes.preferred, "max": sizes.max},
+            weight=weight,
+            late_until=late_until,
+            time_limit=time_limit,
+            rounds=rounds,
+            beacon=beacon,
+            unicode_version=unicodedata.unidata_version,
+        )
+        return cls._create_chained(  # type: ignore[no-any-return]
+            TournamentCreated, id or uuid4(), secret.hex(), fields
+        )
+
+    @property
+    def chain_secret(self) -> str:
+        return self.state.secret
+
+    @property
+    def ended(self) -> bool:
+        return self.state.finished
+
+    def register(self, name: str, contribution: str, token_hash: str, command: str = "") -> int:
+        """T2.1: returns the registration number."""
+        self._trigger_all(
+            decide.decide_register(self.state, name, contribution, token_hash), command
+        )
+        return len(self.state.registrations)
+
+    def drop(self, player: int, command: str = "") -> None:
+        self._trigger_all(decide.decide_drop(self.state, player), command)
+
+    def pair(self, beacon: str | None = None, command: str = "") -> list[decide.TableGame]:
+        """T3, T4: the next round; returns the games to create and start."""
+        facts, games = decide.decide_pairing(self.state, self.id, beacon)
+        self._trigger_all(facts, command)
+        return games
+
+    def record_result(
+        self, game: UUID, keys: list[tuple[int, int, int]], scores: list[int], head: str
+    ) -> None:
+        """T5.1, then T9.1 if it was the round's last game."""
+        self._trigger_all(decide.decide_result(self.state, game, keys, scores, head), "")
+        self._trigger_all(decide.decide_close(self.state), "")
+
+    def correct(
+        self, game: UUID, places: list[int], reason: str, by: str, command: str = ""
+    ) -> None:
+        self._trigger_all(decide.decide_correction(self.state, game, places, reason, by), command)
+
+    def penalise(
+        self, player: int, points: Fraction, reason: str, by: str, command: str = ""
+    ) -> None:
+        self._trigger_all(decide.decide_penalty(self.state, player, points, reason, by), command)
+
+    def check_call(self, game: UUID, now: datetime, withdrawn: bool) -> None:
+        decide.check_call(self.state, game, now, withdrawn)
+
+    def finish(self, command: str = "") -> None:
+        self._trigger_all(decide.decide_finish(self.state), command)
+
+
+def vars_of_init(names: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in names.items() if k != "self"}
+
+
+def check_creation(
+    name: str,
+    weight: int,
+    late_until: int,
+    time_limit: int | None,
+    rounds: int | None,
+    beacon: str,
+) -> None:
+    """T1.1's bounds, and ours where it is silent."""
+    try:
+        name.encode("utf-8")
+        beacon.encode("utf-8")
+    except UnicodeEncodeError:
+        raise CreationError("the name and the beacon must be valid text") from None
+    if not name.strip() or len(name) > MAX_TOURNAMENT_NAME:
+        raise CreationError(f"a tournament's name has 1 to {MAX_TOURNAMENT_NAME} characters")
+    if weight < 1:
+        raise CreationError("the pairing weight W is a positive integer")
+    if late_until < 1:
+        raise CreationError("late registration runs until round L is paired, L ≥ 1")
+    if time_limit is not None and time_limit < 1:
+        raise CreationError("a round time limit is a positive number of seconds")
+    if rounds is not None and rounds < 1:
+        raise CreationError("the number of rounds is positive")
+    if len(beacon) > MAX_TOURNAMENT_NAME:
+        raise CreationError(f"the beacon is named in at most {MAX_TOURNAMENT_NAME} characters")

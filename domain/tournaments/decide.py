@@ -1,0 +1,293 @@
+"""The tournament's decisions: given its state and a command, the facts to
+record, or a rule error naming its T… rule. Pure, like the game's engine
+(domain/engine.py): ``verify --tournament`` re-derives every pairing, seat,
+result and seal with these same functions (domain/tournaments/verify.py).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from fractions import Fraction
+from typing import Any
+from uuid import UUID
+
+from domain import errors as E
+from domain.chained import Fact
+from domain.tournaments import exact
+from domain.tournaments.entrants import check_name
+from domain.tournaments.events import (
+    GameResultRecorded,
+    PenaltyGiven,
+    PlayerDropped,
+    PlayerRegistered,
+    ResultCorrected,
+    RoundClosed,
+    RoundPaired,
+    TournamentFinished,
+)
+from domain.tournaments.pairing import Pairing, pair_first_round, pair_later_round, pairs_met
+from domain.tournaments.seating import seat_order, seat_table
+from domain.tournaments.seeds import game_secret, merkle_root, round_seed, tournament_seed
+from domain.tournaments.standings import digest, is_competition_ranking, places
+from domain.tournaments.state import TournamentState
+
+PROCEDURE = "swap-1"  # T4.2: the pairing procedure's name, recorded in RoundPaired
+MIN_ROUNDS = 3  # T1.1
+MAX_TEXT = 200  # a reason's length (our decision)
+
+
+@dataclass(frozen=True)
+class TableGame:
+    """A game a pairing creates: its id, table, players in seat order and
+    secret (T1.4)."""
+
+    game: UUID
+    round: int
+    table: int
+    players: tuple[int, ...]
+    secret: bytes
+
+
+def game_id(tournament: UUID, round_: int, table: int) -> UUID:
+    """A tournament game's id, derived from its place, so a retried pairing
+    names the same games."""
+    return uuid.uuid5(tournament, f"round {round_} table {table}")
+
+
+def check_open(state: TournamentState) -> None:
+    if state.finished:
+        raise E.FinishError("the tournament has finished")
+
+
+def decide_register(
+    state: TournamentState, name: str, contribution: str, token_hash: str
+) -> list[Fact]:
+    """T2.1, T2.3: a new registration, numbered from 1."""
+    check_open(state)
+    if state.paired >= state.late_until:
+        raise E.LateRegistrationError(
+            f"registration closed when round {state.late_until} was paired"
+        )
+    check_name(name, {r.key for r in state.registrations})
+    if token_hash and any(r.token_hash == token_hash for r in state.registrations):
+        raise E.RegistrationError("this token is registered in this tournament already")
+    try:
+        contribution.encode("utf-8")
+    except UnicodeEncodeError:
+        raise E.RegistrationError("the contribution is not valid text") from None
+    player = len(state.registrations) + 1
+    return [
+        (
+            PlayerRegistered,
+            dict(player=player, name=name, contribution=contribution, token_hash=token_hash),
+        )
+    ]
+
+
+def decide_drop(state: TournamentState, player: int) -> list[Fact]:
+    """T2.2: the drop; the application withdraws the player's running seats
+    in the same transaction."""
+    check_open(state)
+    if not 1 <= player <= len(state.registrations):
+        raise E.DropError(f"there is no player {player} in this tournament")
+    if state.registration(player).dropped:
+        raise E.DropError(f"{state.registration(player).name} has dropped already")
+    return [(PlayerDropped, dict(player=player))]
+
+
+def rounds_for(players: int, preferred: int) -> int:
+    """T1.1: the smallest r ≥ 3 with preferred^r ≥ the active players."""
+    rounds = MIN_ROUNDS
+    while preferred**rounds < players:
+        rounds += 1
+    return rounds
+
+
+def decide_pairing(
+    state: TournamentState, tournament: UUID, beacon: str | None = None
+) -> tuple[list[Fact], list[TableGame]]:
+    """T3, T4: the next round's tables, byes and seats, and its games."""
+    check_open(state)
+    if state.rounds and not state.rounds[-1].closed:
+        raise E.PairingError(f"round {state.paired} is not closed: every game needs a result")
+    number = state.paired + 1
+    planned = state.planned_rounds
+    if planned is not None and number > planned:
+        raise E.PairingError(f"all {planned} rounds have been played: finish the tournament")
+    active = state.active
+    if len(active) < state.sizes.min:
+        raise E.TooFewPlayersError(
+            f"{len(active)} active players, fewer than a table's {state.sizes.min}: "
+            "the tournament can only be finished"
+        )
+    extra: dict[str, Any] = {"rounds": None, "beacon": None}
+    if number == 1:
+        value = beacon or ""
+        if state.beacon and not value:
+            raise E.PairingError(f"round 1 needs the beacon's value ({state.beacon})", "T1.3")
+        if value and not state.beacon:
+            raise E.PairingError("this tournament named no beacon", "T1.3")
+        extra = {"rounds": planned or rounds_for(len(active), state.sizes.preferred)}
+        extra["beacon"] = value
+        seed = _seed_with(state, value)
+    else:
+        if beacon:
+            raise E.PairingError("only round 1 takes the beacon's value", "T1.3")
+        assert state.seed is not None
+        seed = state.seed
+    pairing, seats = pair_round(state, number, seed)
+    secret = bytes.fromhex(state.secret)
+    games = [
+        TableGame(
+            game_id(tournament, number, t),
+            number,
+            t,
+            tuple(players),
+            game_secret(secret, number, t),
+        )
+        for t, players in enumerate(seats, start=1)
+    ]
+    fields = dict(
+        round=number,
+        tables=[{"table": g.table, "game": str(g.game), "players": list(g.players)} for g in games],
+        byes=pairing.byes,
+        objective=exact.text(pairing.objective),
+        procedure=PROCEDURE,
+        **extra,
+    )
+    return [(RoundPaired, fields)], games
+
+
+def _seed_with(state: TournamentState, beacon: str) -> bytes:
+    contributions = [r.contribution for r in state.registrations]
+    return tournament_seed(bytes.fromhex(state.secret), contributions, beacon)
+
+
+def pair_round(state: TournamentState, number: int, seed: bytes) -> tuple[Pairing, list[list[int]]]:
+    """T4.1 (round 1) or T4.2 (later), then T4.3's seats: the pairing and
+    each table's players in seat order. ``state`` is as of the pairing."""
+    active = state.active
+    rows = state.standings()
+    points = {row.player: row.match_points for row in rows}
+    seed_r = round_seed(seed, number)
+    met = pairs_met([seat.players for seat in r.tables] for r in state.rounds)
+    if number == 1:
+        pairing = pair_first_round(active, seed_r, state.sizes, state.weight, points, met)
+    else:
+        active_set = set(active)
+        ranked = [row.player for row in rows if row.player in active_set]
+        byes = {p: len(rounds) for p, rounds in state.byes().items()}
+        pairing = pair_later_round(ranked, byes, met, points, state.sizes, state.weight)
+    order = seat_order(active, seed_r)
+    history = state.history()
+    seats = [seat_table(table, history, order) for table in pairing.tables]
+    return pairing, seats
+
+
+def decide_result(
+    state: TournamentState,
+    game: UUID,
+    keys: list[tuple[int, int, int]],
+    scores: list[int],
+    head: str,
+) -> list[Fact]:
+    """T5.1: a tournament game has ended; ``keys`` are R7.3's by seat.
+    When it is the round's last, the round closes (T9.1)."""
+    if game not in state.games:
+        raise E.TournamentRuleError(f"game {game} is not this tournament's", "T5.1")
+    if game in state.results:
+        return []  # recorded once (T5.1)
+    return [
+        (GameResultRecorded, dict(game=str(game), places=places(keys), scores=scores, head=head))
+    ]
+
+
+def decide_close(state: TournamentState) -> list[Fact]:
+    """T9.1: the open round closes once every game in it has a result; its
+    seal: the heads in table order, their Merkle root, the standings' digest."""
+    if not state.rounds or state.rounds[-1].closed:
+        return []
+    round_ = state.rounds[-1]
+    if any(seat.game not in state.results for seat in round_.tables):
+        return []
+    heads = [(seat.game, state.results[seat.game].head) for seat in round_.tables]
+    return [
+        (
+            RoundClosed,
+            dict(
+                round=round_.number,
+                heads=[{"game": str(g), "head": h} for g, h in heads],
+                root=merkle_root(heads),
+                standings=digest(state.standings(round_.number)),
+            ),
+        )
+    ]
+
+
+def _check_text(what: str, value: str, limit: int = MAX_TEXT, rule: str = "T7.3") -> None:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise E.TournamentRuleError(f"the {what} is not valid text", rule) from None
+    if not value.strip() or len(value) > limit:
+        raise E.TournamentRuleError(f"the {what} needs 1 to {limit} characters", rule)
+
+
+def decide_correction(
+    state: TournamentState, game: UUID, places: list[int], reason: str, by: str
+) -> list[Fact]:
+    """T7.1: new places for a game with a result; scores stay."""
+    check_open(state)
+    result = state.results.get(game)
+    if result is None:
+        raise E.CorrectionError("only a game with a result can be corrected")
+    if len(places) != len(result.places) or not is_competition_ranking(places):
+        raise E.CorrectionError(
+            f"places must be a competition ranking (like 1, 2, 2, 4) of the game's "
+            f"{len(result.places)} seats, in seat order"
+        )
+    _check_text("reason", reason)
+    _check_text("name of who corrects", by, 40)
+    return [(ResultCorrected, dict(game=str(game), places=list(places), reason=reason, by=by))]
+
+
+def decide_penalty(
+    state: TournamentState, player: int, points: Fraction, reason: str, by: str
+) -> list[Fact]:
+    """T7.2: match points subtracted: a positive multiple of 1/2."""
+    check_open(state)
+    if not 1 <= player <= len(state.registrations):
+        raise E.PenaltyError(f"there is no player {player} in this tournament")
+    if points <= 0 or (points * 2).denominator != 1:
+        raise E.PenaltyError("a penalty is a positive multiple of 1/2 match points")
+    _check_text("reason", reason)
+    _check_text("name of who gives it", by, 40)
+    return [(PenaltyGiven, dict(player=player, points=exact.text(points), reason=reason, by=by))]
+
+
+def check_call(state: TournamentState, game: UUID, now: datetime, withdrawn: bool) -> None:
+    """T8.1: the organiser may call an unfinished game once the round's time
+    is up, or once a seat at its table has withdrawn."""
+    check_open(state)
+    if game not in state.games:
+        raise E.CallError(f"game {game} is not this tournament's")
+    if game in state.results:
+        raise E.CallError("the game has ended")
+    round_, _ = state.games[game]
+    if withdrawn:
+        return
+    if state.time_limit is None:
+        raise E.CallError("no seat has withdrawn and the tournament has no round time limit")
+    due = datetime.fromisoformat(round_.paired_at) + timedelta(seconds=state.time_limit)
+    if now < due:
+        raise E.CallError(f"round {round_.number}'s time is up at {due.isoformat()}, not before")
+
+
+def decide_finish(state: TournamentState) -> list[Fact]:
+    """T9.3: whenever no round is open; the standings' digest, the secret."""
+    check_open(state)
+    if state.rounds and not state.rounds[-1].closed:
+        raise E.FinishError(f"round {state.paired} is open: every game needs a result first")
+    return [(TournamentFinished, dict(standings=digest(state.standings()), secret=state.secret))]
