@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -52,6 +52,9 @@ from domain.moves import Assemble, Cast, Discard, Move, Pass, Place, Withdraw
 
 GAME_TOPIC = get_topic(Game)
 CREATED = frozenset({GameCreated.__name__, TournamentGameCreated.__name__})
+# the first events that hold an aggregate's secret, and the last that reveal it
+HOLDING_SECRET = CREATED | {"TournamentCreated"}
+REVEALING = frozenset({"GameEnded", "TournamentFinished"})
 
 
 @dataclass(frozen=True)
@@ -139,7 +142,8 @@ class Record:
 
 
 def secret_in(records: Sequence[Record]) -> str:
-    """A game's secret, from its GameCreated (the first of its records)."""
+    """A game's secret, from its GameCreated (the first of its records); a
+    tournament's, from its TournamentCreated."""
     secret = _secret(records)
     if secret is None:
         raise ValueError(f"the records of game {records[0].aggregate_id} lack its GameCreated")
@@ -190,8 +194,8 @@ def verify_log(records: Iterable[Record]) -> Iterator[Verdict]:
 def verify_game(records: Sequence[Record]) -> Verdict:
     verdict = Verdict(records[0].aggregate_id, len(records))
     try:
-        _check_sequence(records)
-        _check_chain(records)
+        check_sequence(records, EVENT_TYPES)
+        check_chain(records)
         if any(r.redacted for r in records):
             verdict.judged = False
             verdict.status = _status(records)
@@ -212,7 +216,8 @@ def _status(records: Sequence[Record]) -> str:
     return "ended" if "GameEnded" in types else "running" if "GameStarted" in types else "open"
 
 
-def _check_sequence(records: Sequence[Record]) -> None:
+def check_sequence(records: Sequence[Record], known: Mapping[str, Any]) -> None:
+    """Versions 1, 2, 3, … with nothing missing, every type one of ``known``."""
     for expected, record in enumerate(records, start=1):
         if record.error:
             raise Failure(record, f"the stored event cannot be read: {record.error}")
@@ -222,17 +227,18 @@ def _check_sequence(records: Sequence[Record]) -> None:
                 f"version {record.version} where {expected} was expected: "
                 "an event is missing or out of order",
             )
-        if record.type not in EVENT_TYPES:
+        if record.type not in known:
             raise Failure(record, f"unknown event type {record.type!r}")
 
 
-def _check_chain(records: Sequence[Record]) -> None:
+def check_chain(records: Sequence[Record]) -> None:
     """Every chain value, over the payload as the chain sees it. A redacted
     record carries its hidden fields sealed already; a full one is sealed
-    here with the game's secret. Only hidden information may be redacted, and
-    only while the game runs: an ended game's log is whole (R9.3)."""
+    here with the aggregate's secret. Only hidden information may be
+    redacted, and only while the game runs (or the tournament): an ended
+    game's log is whole (R9.3), and a finished tournament's (T9.3)."""
     secret = _secret(records)
-    ended = any(r.type == "GameEnded" for r in records)
+    ended = any(r.type in REVEALING for r in records)
     previous = GENESIS
     for record in records:
         payload = record.payload
@@ -261,9 +267,9 @@ def _check_chain(records: Sequence[Record]) -> None:
 
 
 def _secret(records: Sequence[Record]) -> str | None:
-    """The game's secret, if its GameCreated is in the log in clear."""
+    """The secret, if the aggregate's first event is in the log in clear."""
     first = records[0]
-    if first.type not in CREATED or first.redacted or not first.payload:
+    if first.type not in HOLDING_SECRET or first.redacted or not first.payload:
         return None
     secret = first.payload.get("secret")
     if not isinstance(secret, str) or not re.fullmatch(r"[0-9a-f]{64}", secret):

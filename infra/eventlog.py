@@ -14,9 +14,10 @@ from eventsourcing.persistence import Notification
 from eventsourcing.utils import get_topic
 
 from domain.application import Opus
-from domain.audit import Record, secret_in
+from domain.audit import REVEALING, Record, secret_in
 from domain.events import EVENT_TYPES, GameEnded
 from domain.internals import positions_by_version
+from domain.tournaments.events import TOURNAMENT_EVENT_TYPES, TournamentFinished
 
 PAGE = 1000
 
@@ -51,7 +52,7 @@ def to_record(app: Opus, n: Notification) -> Record:
             position=n.id,
             aggregate_id=str(n.originator_id),
             version=n.originator_version,
-            type=type_ if type_ in EVENT_TYPES else n.topic,
+            type=type_ if type_ in EVENT_TYPES or type_ in TOURNAMENT_EVENT_TYPES else n.topic,
             timestamp="",
             payload=None,
             chain="",
@@ -60,13 +61,14 @@ def to_record(app: Opus, n: Notification) -> Record:
 
 
 def finished_games(app: Opus) -> set[str]:
-    """Ids of the games whose GameEnded is in the log now."""
-    topic = get_topic(GameEnded)
+    """Ids of the games whose GameEnded is in the log now, and of the
+    tournaments whose TournamentFinished is."""
+    topics = [get_topic(GameEnded), get_topic(TournamentFinished)]
     ended: set[str] = set()
     position = 0
     while True:
         page = app.recorder.select_notifications(
-            start=position, limit=PAGE, topics=[topic], inclusive_of_start=False
+            start=position, limit=PAGE, topics=topics, inclusive_of_start=False
         )
         ended.update(str(n.originator_id) for n in page)
         if len(page) < PAGE:
@@ -101,7 +103,7 @@ def game_export(app: Opus, game_id: UUID, after_version: int = 0) -> list[Record
     records = game_records(app, game_id)
     if not records:
         return []
-    ended = records[-1].type == GameEnded.__name__
+    ended = records[-1].type in REVEALING
     secret = secret_in(records)
     return [r.for_auditor(ended, secret) for r in records if r.version > after_version]
 
@@ -119,6 +121,7 @@ def export_lines(app: Opus, after: int = 0) -> Iterator[str]:
 
 
 def secret_of(app: Opus, game_id: UUID) -> str:
-    """A game's secret, from its GameCreated in the store."""
+    """A game's secret, from its GameCreated in the store (a tournament's,
+    from its TournamentCreated)."""
     created = next(iter(app.events.get(game_id, lte=1)))
     return secret_in([Record.of_event(created, None)])

@@ -122,7 +122,7 @@ def decide_pairing(
             f"{len(active)} active players, fewer than a table's {state.sizes.min}: "
             "the tournament can only be finished"
         )
-    extra: dict[str, Any] = {"rounds": None, "beacon": None}
+    extra: dict[str, Any] = {"rounds": None, "beacon": None, "seed": None}
     if number == 1:
         value = beacon or ""
         if state.beacon and not value:
@@ -130,8 +130,8 @@ def decide_pairing(
         if value and not state.beacon:
             raise E.PairingError("this tournament named no beacon", "T1.3")
         extra = {"rounds": planned or rounds_for(len(active), state.sizes.preferred)}
-        extra["beacon"] = value
         seed = _seed_with(state, value)
+        extra.update(beacon=value, seed=seed.hex())
     else:
         if beacon:
             raise E.PairingError("only round 1 takes the beacon's value", "T1.3")

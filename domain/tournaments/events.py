@@ -72,7 +72,10 @@ class PlayerDropped(TournamentEvent):
 
 class RoundPaired(TournamentEvent):
     """T1.2, T3, T4. ``tables``: [{table, game, players (seat order)}];
-    ``rounds`` and ``beacon`` (its value) in round 1's only, else null."""
+    ``rounds`` and ``beacon`` (its value) in round 1's only, else null.
+    Round 1's also holds the tournament seed (T1.3), hidden as the secret
+    is (our decision): the standings' last tie-break needs it (T6.1), and
+    the read side, which never holds the secret, reads it here."""
 
     round: int
     tables: list[dict[str, Any]]
@@ -81,6 +84,9 @@ class RoundPaired(TournamentEvent):
     procedure: str
     rounds: int | None
     beacon: str | None
+    seed: str | None
+
+    hidden: ClassVar[dict[str, Hidden]] = {"seed": Hidden()}
 
 
 class GameResultRecorded(TournamentEvent):

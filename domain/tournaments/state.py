@@ -103,7 +103,7 @@ class TournamentState:
             name=p["name"],
             organiser_hash=p["organiser_hash"],
             commitment=p["commitment"],
-            secret=p["secret"],
+            secret=p.get("secret", ""),  # the read side never holds it
             rules=RuleSet(
                 draw=rules["draw"], guild=rules["guild"], stage_points=tuple(rules["stage_points"])
             ),
@@ -148,9 +148,14 @@ class TournamentState:
 
     def current_seed(self) -> bytes:
         """T1.3's seed; before round 1 is paired, the one it would give now
-        (the beacon as the empty text), for T6.1's last tie-break."""
+        (the beacon as the empty text), for T6.1's last tie-break. The read
+        side, which never holds the secret, takes the empty seed until round
+        1's RoundPaired gives it the seed (our decision: its standings before
+        round 1 are marked provisional)."""
         if self.seed is not None:
             return self.seed
+        if not self.secret:
+            return b""
         return tournament_seed(
             bytes.fromhex(self.secret), [r.contribution for r in self.registrations], ""
         )
@@ -239,11 +244,7 @@ class TournamentState:
         if p["round"] == 1:  # T1.3: the seed, over the registrations so far
             self.beacon_value = p["beacon"]
             self.planned_rounds = p["rounds"]
-            self.seed = tournament_seed(
-                bytes.fromhex(self.secret),
-                [r.contribution for r in self.registrations],
-                p["beacon"] or "",
-            )
+            self.seed = bytes.fromhex(p["seed"])
         stamp: Any = p.get("timestamp")
         round_ = Round(
             p["round"],
