@@ -23,6 +23,7 @@ from projections.ports import ViewStore, namespace
 from projections.scoreboard import Scoreboard
 from projections.seats import Seats
 from projections.table import TableView
+from projections.tournaments import Tournaments
 from projections.view import APPLICATION_NAME
 
 WAIT_TIMEOUT = 5.0
@@ -201,3 +202,33 @@ class Queries:
             text = self.store.get(ns, f"name:{row['player_id']}")
             row["name"] = json.loads(text) if text else ""
         return [{"rank": i + 1, **row} for i, row in enumerate(rows[:limit])]
+
+    def tournament(
+        self,
+        tournament_id: UUID | str,
+        *,
+        after: int | None = None,
+        timeout: float = WAIT_TIMEOUT,
+        generation: str | None = None,
+    ) -> dict[str, Any] | None:
+        """A tournament: state, players, rounds with their tables and seals,
+        corrections (projections/tournaments.py); None if unknown."""
+        ns = self._ready(Tournaments.name, after, timeout, generation)
+        text = self.store.get(ns, str(tournament_id))
+        return None if text is None else dict(json.loads(text))
+
+    def standings(
+        self,
+        tournament_id: UUID | str,
+        round_: int | None = None,
+        *,
+        after: int | None = None,
+        timeout: float = WAIT_TIMEOUT,
+        generation: str | None = None,
+    ) -> dict[str, Any] | None:
+        """The standings now, or as round ``round_``'s close sealed them
+        (T9.1); None if there are none."""
+        ns = self._ready(Tournaments.name, after, timeout, generation)
+        key = f"{tournament_id}:standings" + (f":{round_}" if round_ is not None else "")
+        text = self.store.get(ns, key)
+        return None if text is None else dict(json.loads(text))

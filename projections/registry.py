@@ -9,9 +9,11 @@ from projections.move_log import MoveLog
 from projections.scoreboard import Scoreboard
 from projections.seats import Seats
 from projections.table import TableView
+from projections.tournaments import Tournaments
 
 PROJECTIONS: dict[str, type[ViewProjection]] = {
-    cls.name: cls for cls in (TableView, Hands, Scoreboard, MoveLog, Leaderboard, Seats)
+    cls.name: cls
+    for cls in (TableView, Hands, Scoreboard, MoveLog, Leaderboard, Seats, Tournaments)
 }
 
 

@@ -101,7 +101,7 @@ class TournamentState:
         rules = p["rules"]
         return cls(
             name=p["name"],
-            organiser_hash=p["organiser_hash"],
+            organiser_hash=p.get("organiser_hash", ""),
             commitment=p["commitment"],
             secret=p.get("secret", ""),  # the read side never holds it
             rules=RuleSet(
@@ -232,7 +232,7 @@ class TournamentState:
                 p["name"],
                 name_key(p["name"]),
                 p["contribution"],
-                p["token_hash"],
+                p.get("token_hash", ""),  # the read side never holds it
                 self.paired,
             )
         )
