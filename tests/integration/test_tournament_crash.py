@@ -21,7 +21,7 @@ from uuid import UUID
 import pytest
 
 from domain.application import Opus
-from domain.tournaments.simulation import TournamentRun, enter_tournament, play_on
+from domain.tournaments.simulation import enter_tournament, play_on
 
 # The child plays on; the save of every game end after the first ``skip``
 # stops, inside its transaction (the recorder's ``_insert_events``: events
