@@ -26,6 +26,7 @@ from domain.events import (
     CardsDealt,
     CardsDrawn,
     ComponentsReturned,
+    GameCalled,
     GameCreated,
     GameEnded,
     GameEvent,
@@ -40,6 +41,7 @@ from domain.events import (
     SpellCast,
     StageStolen,
     StageTaken,
+    TournamentGameCreated,
     TurnEnded,
 )
 from domain.state import CARDS
@@ -104,6 +106,8 @@ class MoveLog(ViewProjection):
     def _created(self, event: GameCreated, tx: Transaction, position: int) -> None:
         guild = "with" if event.guild else "without"
         text = f"game created: draw {event.draw}, {guild} the Guild"
+        if isinstance(event, TournamentGameCreated):
+            text += f"; round {event.round}, table {event.table} of tournament {event.tournament}"
         self.seal(tx, event, position, text, text)
 
     @project.register
@@ -220,6 +224,11 @@ class MoveLog(ViewProjection):
     @project.register
     def _withdrawn(self, event: SeatWithdrawn, tx: Transaction, position: int) -> None:
         text = f"{self.who(tx, event, event.player)} withdrew: their turns pass (R3.5)"
+        self.log(tx, event, position, text)
+
+    @project.register
+    def _called(self, event: GameCalled, tx: Transaction, position: int) -> None:
+        text = f"{event.by} called the game (T8.1): it ends after the last seat's turn"
         self.log(tx, event, position, text)
 
     @project.register
