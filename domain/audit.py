@@ -192,7 +192,14 @@ def verify_log(records: Iterable[Record]) -> Iterator[Verdict]:
 
 
 def verify_game(records: Sequence[Record]) -> Verdict:
+    return judge_game(records)[0]
+
+
+def judge_game(records: Sequence[Record]) -> tuple[Verdict, Game | None]:
+    """The game's verdict, and the Game re-judged from its records (None when
+    it could not be: a failure, or hidden information redacted)."""
     verdict = Verdict(records[0].aggregate_id, len(records))
+    game = None
     try:
         check_sequence(records, EVENT_TYPES)
         check_chain(records)
@@ -208,7 +215,8 @@ def verify_game(records: Sequence[Record]) -> Verdict:
         verdict.position = failure.record.position
         verdict.version = failure.record.version
         verdict.reason = failure.reason
-    return verdict
+        game = None
+    return verdict, game
 
 
 def _status(records: Sequence[Record]) -> str:

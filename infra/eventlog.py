@@ -2,7 +2,8 @@
 
 What leaves the service as a log (the export, the live stream) is in the
 auditor's form (domain/disclosure.py): ``game_export`` and ``export_lines``
-are the two ways it is read, one game or the whole log.
+are the two ways it is read, one game or the whole log; ``tournament_lines``
+a tournament with its games (TOURNAMENT.md T10.1).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from domain.audit import REVEALING, Record, secret_in
 from domain.events import EVENT_TYPES, GameEnded
 from domain.internals import positions_by_version
 from domain.tournaments.events import TOURNAMENT_EVENT_TYPES, TournamentFinished
+from domain.tournaments.verify import named_games
 
 PAGE = 1000
 
@@ -125,3 +127,44 @@ def secret_of(app: Opus, game_id: UUID) -> str:
     from its TournamentCreated)."""
     created = next(iter(app.events.get(game_id, lte=1)))
     return secret_in([Record.of_event(created, None)])
+
+
+def tournament_records(
+    app: Opus, tournament_id: UUID
+) -> tuple[list[Record], dict[str, list[Record]]]:
+    """A tournament's records and its games' (by id, in round and table
+    order), in version order and in clear, as the store holds them at one
+    moment: nothing recorded after the first read is taken, so a game's end
+    and its result (saved together) are both in, or neither. Empty records
+    for an unknown tournament."""
+    stop = app.recorder.max_notification_id() or 0
+    records = _as_of(game_records(app, tournament_id), stop)
+    games: dict[str, list[Record]] = {}
+    for _, _, game in named_games(records):
+        if game in games:
+            continue
+        try:
+            game_id = UUID(game)
+        except ValueError:
+            continue  # not a game's id: verify names it
+        games[game] = _as_of(game_records(app, game_id), stop)
+    return records, {game: found for game, found in games.items() if found}
+
+
+def _as_of(records: list[Record], stop: int) -> list[Record]:
+    return [r for r in records if r.position is None or r.position <= stop]
+
+
+def tournament_lines(app: Opus, tournament_id: UUID) -> Iterator[str]:
+    """A tournament's export as NDJSON lines: its records, then each of its
+    games' records (round by round, table by table), each in the auditor's
+    form: the tournament's secret and round 1's seed sealed until it has
+    finished (T9.3), a game's hidden fields until it has ended (R9.3)."""
+    records, games = tournament_records(app, tournament_id)
+    for group in [records, *games.values()]:
+        if not group:
+            continue
+        ended = any(r.type in REVEALING for r in group)
+        secret = secret_in(group)
+        for record in group:
+            yield record.for_auditor(ended, secret).line()

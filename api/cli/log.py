@@ -1,28 +1,38 @@
 """``opus verify`` and ``opus export``: the audit of DESIGN.md.
 
-verify re-judges every game (domain/audit.py) from the live store or from an
-exported file; export streams the log as NDJSON, one event a line, with
-hidden information only for games that have ended.
+verify re-judges every game (domain/audit.py) and derives every tournament
+again (domain/tournaments/verify.py, TOURNAMENT.md T10.1) from the live store
+or from an exported file; export streams the log as NDJSON, one event a
+line, with hidden information only for games that have ended (and
+tournaments that have finished), or one tournament with its games.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import IO
+from uuid import UUID
 
 import click
 
 from domain.audit import Record, Verdict, group_by_game, verify_game
+from domain.tournaments.verify import TournamentVerdict, is_tournament, verify_tournament
 from infra.bootstrap import open_application, open_views
-from infra.eventlog import export_lines, read_records
+from infra.eventlog import export_lines, read_records, tournament_lines, tournament_records
 from infra.settings import Settings
 from projections.view_check import verify_views
 
 
 @click.command()
 @click.option("--game", "game_id", default=None, help="Verify only this game (its id).")
+@click.option(
+    "--tournament",
+    "tournament_id",
+    default=None,
+    help="Verify this tournament and its games (T10.1): every pairing, result and seal.",
+)
 @click.option(
     "--file",
     "path",
@@ -36,34 +46,46 @@ from projections.view_check import verify_views
     show_default=True,
     help="Also check that each live view equals a clean rebuild (store mode only).",
 )
-def verify(game_id: str | None, path: IO[str] | None, views: bool) -> None:
+def verify(
+    game_id: str | None, tournament_id: str | None, path: IO[str] | None, views: bool
+) -> None:
     """Re-judge every game: versions, hash chain, and every move and point
-    decided again by the rules; then check the views against a rebuild.
-    Exits non-zero if anything fails."""
-    app = None
+    decided again by the rules; every tournament's pairings, results and
+    seals derived again (TOURNAMENT.md T10.1); then check the views against
+    a rebuild. Exits non-zero if anything fails."""
+    if game_id is not None and tournament_id is not None:
+        raise click.UsageError("give --game or --tournament, not both")
     settings = Settings.from_env()
+    if tournament_id is not None:
+        _verify_one_tournament(tournament_id, path, settings)
+        return
+    app = None
     if path is not None:
         records: Iterable[Record] = _read_ndjson(path)
     else:
         app = open_application(settings)
         records = read_records(app)
+    groups = group_by_game(records)
     if game_id is not None:
-        records = (r for r in records if r.aggregate_id == game_id)
-    games = group_by_game(records)
-    if not games:
+        if game_id in groups and is_tournament(groups[game_id]):
+            _verify_one_tournament(game_id, None, settings, groups)
+            return
+        groups = {game_id: groups[game_id]} if game_id in groups else {}
+    if not groups:
         raise click.ClickException(
             "no games in the log" + (f" with id {game_id}" if game_id else "")
         )
-    verdicts: list[Verdict] = []
-    with click.progressbar(
-        games.values(), label="verifying", file=sys.stderr, show_pos=True
-    ) as bar:
-        for records_of_game in bar:
-            verdicts.append(verify_game(records_of_game))
+    verdicts, tournaments = _verify_groups(groups)
     for verdict in verdicts:
         click.echo(verdict.line())
+    for tournament in tournaments:
+        click.echo(tournament.line())
     failed = sum(not v.ok for v in verdicts)
     click.echo(f"{len(verdicts)} games verified, {failed} failed")
+    if tournaments:
+        failed_tournaments = sum(not t.ok for t in tournaments)
+        click.echo(f"{len(tournaments)} tournaments verified, {failed_tournaments} failed")
+        failed += failed_tournaments
     if app is not None and views and game_id is None:
         store = open_views(settings)
         try:
@@ -73,6 +95,71 @@ def verify(game_id: str | None, path: IO[str] | None, views: bool) -> None:
         for view_verdict in view_verdicts:
             click.echo(view_verdict.line())
         failed += sum(not v.ok for v in view_verdicts)
+    if failed:
+        sys.exit(1)
+
+
+def _verify_groups(
+    groups: dict[str, list[Record]],
+) -> tuple[list[Verdict], list[TournamentVerdict]]:
+    """A verdict per game, in the order the games first appear in the log,
+    and one per tournament: a tournament's games are judged with it (T10.1)."""
+    tournaments = {k: v for k, v in groups.items() if is_tournament(v)}
+    judged: dict[str, Verdict] = {}
+    tournament_verdicts: list[TournamentVerdict] = []
+    with click.progressbar(
+        length=len(groups), label="verifying", file=sys.stderr, show_pos=True
+    ) as bar:
+        for records in tournaments.values():
+            verdict = verify_tournament(records, groups)
+            tournament_verdicts.append(verdict)
+            for game in verdict.games:
+                if game.aggregate_id in groups and game.aggregate_id not in judged:
+                    judged[game.aggregate_id] = game
+                    bar.update(1)
+            bar.update(1)
+        verdicts: list[Verdict] = []
+        for aggregate, records in groups.items():
+            if aggregate in tournaments:
+                continue
+            if aggregate not in judged:
+                judged[aggregate] = verify_game(records)
+                bar.update(1)
+            verdicts.append(judged[aggregate])
+    return verdicts, tournament_verdicts
+
+
+def _verify_one_tournament(
+    tournament_id: str,
+    path: IO[str] | None,
+    settings: Settings,
+    groups: dict[str, list[Record]] | None = None,
+) -> None:
+    """``--tournament``: the tournament and its games, from the store (as it
+    stands at one moment) or from an export (``tournament_lines``)."""
+    games: Mapping[str, list[Record]]
+    if groups is not None:
+        records, games = groups.get(tournament_id, []), groups
+    elif path is not None:
+        games = group_by_game(_read_ndjson(path))
+        records = games.get(tournament_id, [])
+    else:
+        try:
+            key = UUID(tournament_id)
+        except ValueError:
+            raise click.ClickException(f"{tournament_id!r} is not a tournament's id") from None
+        records, games = tournament_records(open_application(settings), key)
+    if not records or not is_tournament(records):
+        raise click.ClickException(f"no tournament in the log with id {tournament_id}")
+    verdict = verify_tournament(records, games)
+    for game in verdict.games:
+        click.echo(game.line())
+    click.echo(verdict.line())
+    failed = sum(not v.ok for v in verdict.games)
+    click.echo(f"{len(verdict.games)} games verified, {failed} failed")
+    if not verdict.ok:
+        click.echo(f"first difference: {verdict.reason}")
+        sys.exit(1)
     if failed:
         sys.exit(1)
 
@@ -91,10 +178,27 @@ def _read_ndjson(lines: IO[str]) -> Iterator[Record]:
 @click.option("--format", "format_", type=click.Choice(["ndjson"]), default="ndjson")
 @click.option("--after", default=0, type=click.IntRange(min=0), help="Resume after this position.")
 @click.option("--output", type=click.File("w", encoding="utf-8"), default="-")
-def export(format_: str, after: int, output: IO[str]) -> None:
+@click.option(
+    "--tournament",
+    "tournament_id",
+    default=None,
+    help="Export only this tournament and its games (for `opus verify --tournament --file`).",
+)
+def export(format_: str, after: int, output: IO[str], tournament_id: str | None) -> None:
     """Stream the event log as NDJSON: position, aggregate_id, version, type,
-    timestamp, payload, chain. Hidden information only for ended games."""
+    timestamp, payload, chain. Hidden information only for ended games (and
+    finished tournaments)."""
     app = open_application(Settings.from_env())
-    for line in export_lines(app, after):
+    if tournament_id is not None:
+        if after:
+            raise click.UsageError("--after is for the whole log, not --tournament")
+        try:
+            key = UUID(tournament_id)
+        except ValueError:
+            raise click.ClickException(f"{tournament_id!r} is not a tournament's id") from None
+        lines = tournament_lines(app, key)
+    else:
+        lines = export_lines(app, after)
+    for line in lines:
         output.write(line)
         output.write("\n")

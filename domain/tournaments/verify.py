@@ -1,0 +1,741 @@
+"""Verifying a tournament from its records and its games' (TOURNAMENT.md T10.1).
+
+``verify_tournament`` walks the tournament's records in version order,
+evolving a fresh ``TournamentState`` as the aggregate does, and checks each
+event against what the tournament's own decisions (domain/tournaments/decide.py)
+give at that point, stopping at the first difference, which it names with
+its T… rule:
+
+1. the records: versions without a gap, the hash chain (T1.2, as a game's:
+   domain/audit.py), and the revealed secret against its commitment (T1.3);
+2. every game a RoundPaired names: present, whole in its chain, created as
+   this tournament's game at that round and table, seated with the paired
+   players' registrations in seat order, its secret the tournament's for
+   that table (T1.4); at its result, its log ends exactly at the recorded
+   head (T9.2), it is re-judged by the rules (domain/audit.py), its seats
+   withdrew only by their players' drops (T2.2), it was called only when
+   T8.1 allows, and its places and scores are the game's own (T5.1, T5.3);
+3. every registration, drop, pairing (tables, byes, seats and objective,
+   T3, T4, re-run with the recorded procedure), correction, penalty and seal
+   (heads, Merkle root, standings digests: T6, T7, T9.1, T9.3), and round
+   1's seed (T1.3).
+
+A running tournament's export has its secret and round 1's seed sealed
+(T1.3): then the pairings' order, the games' secrets and the standings'
+digests cannot be re-derived (they hang on the seed); everything else is
+checked, and the verdict says it was not fully judged (``judged=False``),
+as a running game's does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from domain import engine
+from domain.audit import (
+    Failure,
+    Record,
+    Verdict,
+    check_chain,
+    check_sequence,
+    judge_game,
+)
+from domain.chained import Fact
+from domain.errors import RuleError
+from domain.events import EVENT_TYPES, TournamentGameCreated
+from domain.game import Game
+from domain.tournaments import decide, exact
+from domain.tournaments.aggregate import check_creation
+from domain.tournaments.events import TOURNAMENT_EVENT_TYPES
+from domain.tournaments.pairing import objective, pairs_met
+from domain.tournaments.seeds import game_secret
+from domain.tournaments.state import TournamentState
+from domain.tournaments.tables import fewest_byes
+
+# A stand-in for round 1's seed while it is sealed: nothing that depends on
+# the seed is compared then.
+UNKNOWN_SEED = "00" * 32
+
+
+@dataclass
+class TournamentVerdict:
+    """The verdict on one tournament: its own, and each of its games' (in
+    round and table order). ``reason`` starts with the T… rule of the first
+    difference; ``aggregate_id``, ``position`` and ``version`` name the
+    record where it shows, the tournament's or a game's."""
+
+    tournament_id: str
+    events: int
+    games: list[Verdict] = field(default_factory=list)
+    status: str = "registering"  # registering, playing, between, finished
+    rounds: int = 0  # paired
+    ok: bool = True
+    judged: bool = True  # False while the secret and the seed are sealed
+    reason: str = ""
+    aggregate_id: str | None = None
+    position: int | None = None
+    version: int | None = None
+
+    @property
+    def rule(self) -> str:
+        """The T… rule of the first difference ("" when none)."""
+        return self.reason.split(":", 1)[0] if not self.ok else ""
+
+    def line(self) -> str:
+        if not self.ok:
+            where = f"position {self.position}" if self.position is not None else "the log"
+            whose = "" if self.aggregate_id == self.tournament_id else f"game {self.aggregate_id} "
+            return (
+                f"FAIL tournament {self.tournament_id} at {where} "
+                f"({whose}version {self.version}): {self.reason}"
+            )
+        how = (
+            "re-derived"
+            if self.judged
+            else "chain, games and what needs no secret (secret and seed sealed)"
+        )
+        return (
+            f"ok   tournament {self.tournament_id} {self.status}, {self.events} events, "
+            f"{self.rounds} rounds, {len(self.games)} games, {how}"
+        )
+
+
+def named_games(records: Sequence[Record]) -> list[tuple[int, int, str]]:
+    """(round, table, game id) of every game the RoundPaired records name, in
+    round and table order as recorded; a malformed table is left out (the
+    verification names it)."""
+    named: list[tuple[int, int, str]] = []
+    for record in records:
+        if record.type != "RoundPaired" or not isinstance(record.payload, dict):
+            continue
+        round_ = record.payload.get("round")
+        tables = record.payload.get("tables")
+        if not isinstance(round_, int) or not isinstance(tables, list):
+            continue
+        for table in tables:
+            if isinstance(table, dict) and isinstance(table.get("game"), str):
+                number = table.get("table")
+                named.append((round_, number if isinstance(number, int) else 0, table["game"]))
+    return named
+
+
+def is_tournament(records: Sequence[Record]) -> bool:
+    """Whether an aggregate's records are a tournament's (not a game's)."""
+    return any(r.type in TOURNAMENT_EVENT_TYPES and r.type not in EVENT_TYPES for r in records)
+
+
+def verify_tournament(
+    records: Sequence[Record], games: Mapping[str, Sequence[Record]]
+) -> TournamentVerdict:
+    """T10.1: the tournament's records (version order) and its games', from
+    ``games`` (records by aggregate id; others there are left alone but for
+    a game that names this tournament and no pairing names)."""
+    if not records:
+        raise ValueError("no records of the tournament")
+    check = _Check(records, games)
+    verdict = TournamentVerdict(records[0].aggregate_id, len(records))
+    try:
+        check.run()
+    except Failure as failure:
+        verdict.ok = False
+        verdict.reason = failure.reason
+        verdict.aggregate_id = failure.record.aggregate_id
+        verdict.position = failure.record.position
+        verdict.version = failure.record.version
+    verdict.judged = check.judged
+    if check.state is not None:
+        verdict.status = check.state.status
+        verdict.rounds = check.state.paired
+    for _, _, game in named_games(records):
+        if games.get(game):
+            verdict.games.append(check.game_verdict(game)[0])
+        else:
+            verdict.games.append(
+                Verdict(game, 0, ok=False, reason="T1.4: the game is not in the log")
+            )
+    return verdict
+
+
+def _fields(record: Record) -> dict[str, Any]:
+    """A record's own fields but the command id."""
+    return {k: v for k, v in (record.payload or {}).items() if k != "command"}
+
+
+def _differs(
+    rule: str, type_: str, recorded: Mapping[str, Any], expected: Mapping[str, Any]
+) -> str:
+    shown = ", ".join(
+        f"{k} recorded {recorded.get(k)!r}, the rules give {v!r}"
+        for k, v in expected.items()
+        if recorded.get(k) != v
+    )
+    extra = sorted(set(recorded) - set(expected))
+    if extra:
+        shown = ", ".join(filter(None, [shown, f"fields {extra} are not the event's"]))
+    return f"{rule}: {type_} differs: {shown}"
+
+
+def _time(text: Any) -> datetime:
+    moment = datetime.fromisoformat(text) if isinstance(text, str) else None
+    if moment is None or moment.tzinfo is None:
+        raise ValueError(f"{text!r} is not a time with its offset")
+    return moment
+
+
+def _before(first: Record, then: Record) -> bool:
+    """Whether ``first`` was recorded before ``then``: by log position, or
+    by timestamp where a position is missing (a file without them)."""
+    if first.position is not None and then.position is not None:
+        return first.position < then.position
+    try:
+        return _time(first.timestamp) <= _time(then.timestamp)
+    except ValueError:
+        return False
+
+
+class _Check:
+    def __init__(self, records: Sequence[Record], games: Mapping[str, Sequence[Record]]) -> None:
+        self.records = records
+        self.games = games
+        self.id = records[0].aggregate_id
+        self.judged = not any(r.redacted for r in records)
+        self.state: TournamentState | None = None
+        self.drops: dict[int, Record] = {}  # player -> their PlayerDropped
+        self.verdicts: dict[str, tuple[Verdict, Game | None]] = {}
+
+    def game_verdict(self, game: str) -> tuple[Verdict, Game | None]:
+        if game not in self.verdicts:
+            self.verdicts[game] = judge_game(self.games[game])
+        return self.verdicts[game]
+
+    # ---- the walk ------------------------------------------------------------
+
+    def run(self) -> None:
+        records = self.records
+        first = records[0]
+        try:
+            check_sequence(records, TOURNAMENT_EVENT_TYPES)
+            if first.type != "TournamentCreated":
+                raise Failure(first, "a tournament's log starts with TournamentCreated")
+            check_chain(records)
+        except Failure as failure:
+            raise Failure(failure.record, f"T1.2: {failure.reason}") from None
+        self.state = state = self._created(first)
+        pending_close = False
+        for record in records[1:]:
+            if state.finished:
+                raise Failure(record, "T9.3: no event follows TournamentFinished")
+            if pending_close and record.type != "RoundClosed":
+                raise Failure(
+                    record,
+                    f"T9.1: every game of round {state.paired} has its result, so the round "
+                    f"closes by itself: {record.type} is recorded where RoundClosed must be",
+                )
+            handler: Callable[[Record, dict[str, Any]], None] = getattr(self, "_" + record.type)
+            payload = dict(record.payload or {})
+            try:
+                handler(record, payload)
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+                raise Failure(
+                    record, f"T1.2: the payload does not fit {record.type}: {type(e).__name__}: {e}"
+                ) from None
+            except RuleError as e:
+                raise Failure(record, str(e)) from None
+            self._evolve(record, payload)
+            if record.type == "RoundPaired":
+                self._paired_games(record)
+            pending_close = record.type == "GameResultRecorded" and self._round_done()
+        if pending_close:
+            raise Failure(
+                records[-1],
+                f"T9.1: every game of round {state.paired} has its result, "
+                "but no RoundClosed follows",
+            )
+        self._open_games()
+        self._strays()
+
+    def _created(self, record: Record) -> TournamentState:
+        p = dict(record.payload or {})
+        try:
+            check_creation(
+                p["name"], p["weight"], p["late_until"], p["time_limit"], p["rounds"], p["beacon"]
+            )
+            if self.judged:
+                secret = bytes.fromhex(p["secret"])
+                if hashlib.sha256(secret).hexdigest() != p["commitment"]:
+                    raise Failure(record, "T1.3: the secret does not match its commitment")
+            else:
+                p["secret"] = ""  # sealed: nothing that needs it is checked
+            return TournamentState.from_created(p)
+        except RuleError as e:
+            raise Failure(record, str(e)) from None
+        except (KeyError, TypeError, ValueError) as e:
+            raise Failure(
+                record, f"T1.1: TournamentCreated does not fit: {type(e).__name__}: {e}"
+            ) from None
+
+    def _evolve(self, record: Record, payload: dict[str, Any]) -> None:
+        assert self.state is not None
+        payload["timestamp"] = record.timestamp  # T8.1: RoundPaired's time, read by the state
+        if record.type == "RoundPaired" and payload.get("round") == 1 and not self.judged:
+            payload["seed"] = UNKNOWN_SEED
+        try:
+            self.state.evolve(record.type, payload)
+        except Exception as e:  # a payload no check above read
+            raise Failure(
+                record, f"T1.2: {record.type} cannot be replayed: {type(e).__name__}: {e}"
+            ) from None
+
+    def _round_done(self) -> bool:
+        assert self.state is not None
+        rounds = self.state.rounds
+        return (
+            bool(rounds)
+            and not rounds[-1].closed
+            and all(seat.game in self.state.results for seat in rounds[-1].tables)
+        )
+
+    def _compare(self, record: Record, rule: str, facts: list[Fact]) -> None:
+        recorded = _fields(record)
+        if not facts:
+            raise Failure(record, f"{rule}: the rules record no {record.type} here")
+        cls, expected = facts[0]
+        if cls.__name__ != record.type or recorded != expected:
+            raise Failure(record, _differs(rule, record.type, recorded, expected))
+
+    # ---- the tournament's events ------------------------------------------------
+
+    def _PlayerRegistered(self, record: Record, p: dict[str, Any]) -> None:  # T2.1, T2.3
+        assert self.state is not None
+        facts = decide.decide_register(self.state, p["name"], p["contribution"], p["token_hash"])
+        self._compare(record, "T2.1", facts)
+
+    def _PlayerDropped(self, record: Record, p: dict[str, Any]) -> None:  # T2.2
+        state = self.state
+        assert state is not None
+        self._compare(record, "T2.2", decide.decide_drop(state, p["player"]))
+        player = p["player"]
+        self.drops[player] = record
+        for game in state.running_games_of(player):
+            seat = state.games[game][1].players.index(player)
+            withdrawn = [
+                r
+                for r in self.games.get(str(game), ())
+                if r.type == "SeatWithdrawn" and (r.payload or {}).get("player") == seat
+            ]
+            if not withdrawn:
+                raise Failure(
+                    record,
+                    f"T2.2: player {player} dropped while their game {game} was running, "
+                    f"but that game records no SeatWithdrawn of their seat {seat}",
+                )
+
+    def _RoundPaired(self, record: Record, p: dict[str, Any]) -> None:  # T3, T4
+        state = self.state
+        assert state is not None
+        number = state.paired + 1
+        rule = "T4.1" if number == 1 else "T4.2"
+        if p["procedure"] != decide.PROCEDURE:
+            raise Failure(
+                record,
+                f"T4.2: the pairing procedure {p['procedure']!r} is unknown "
+                f"(this verifier runs {decide.PROCEDURE!r})",
+            )
+        if p["round"] != number:
+            raise Failure(
+                record, f"T9.1: round {p['round']} is paired where round {number} is next"
+            )
+        tables = p["tables"]
+        players = [list(t["players"]) for t in tables]
+        byes = list(p["byes"])
+        if [t["table"] for t in tables] != list(range(1, len(tables) + 1)):
+            raise Failure(record, "T3.1: tables are numbered 1, 2, 3, … from the top table")
+        seated = [q for table in players for q in table] + byes
+        if sorted(seated) != state.active:
+            raise Failure(
+                record,
+                f"{rule}: the paired players and byes {sorted(seated)} are not "
+                f"the active players {state.active}, each once",
+            )
+        games = [t["game"] for t in tables]
+        if len(set(games)) != len(games) or any(UUID(g) in state.games for g in games):
+            raise Failure(record, "T1.4: each table of each round has a game of its own")
+        if self.judged:
+            self._rederive(record, p, players, byes, rule)
+        else:
+            self._unseeded(record, p, players, byes, rule)
+
+    def _rederive(
+        self,
+        record: Record,
+        p: dict[str, Any],
+        players: list[list[int]],
+        byes: list[int],
+        rule: str,
+    ) -> None:
+        """With the secret: the whole pairing, again, by the recorded procedure."""
+        state = self.state
+        assert state is not None
+        number = state.paired + 1
+        beacon = p["beacon"] if number == 1 else None
+        facts, planned = decide.decide_pairing(state, UUID(self.id), beacon or None)
+        expected = facts[0][1]
+        for key, what in (("rounds", "T1.1"), ("beacon", "T1.3"), ("seed", "T1.3")):
+            if p[key] != expected[key]:
+                raise Failure(
+                    record, _differs(what, "RoundPaired", {key: p[key]}, {key: expected[key]})
+                )
+        if byes != expected["byes"]:
+            raise Failure(
+                record, f"T3.2: round {number}'s byes are {byes}, the rules give {expected['byes']}"
+            )
+        given = [list(g.players) for g in planned]
+        if [len(t) for t in players] != [len(t) for t in given]:
+            raise Failure(
+                record,
+                f"T3.1: round {number}'s tables seat {[len(t) for t in players]}, "
+                f"the rules give {[len(t) for t in given]}",
+            )
+        for t, (table, derived) in enumerate(zip(players, given, strict=True), start=1):
+            if sorted(table) != sorted(derived):
+                raise Failure(
+                    record,
+                    f"{rule}: round {number} table {t} seats {sorted(table)}, "
+                    f"the pairing gives {sorted(derived)}",
+                )
+        for t, (table, derived) in enumerate(zip(players, given, strict=True), start=1):
+            if table != derived:
+                raise Failure(
+                    record,
+                    f"T4.3: round {number} table {t}'s seats are {table}, the rules give {derived}",
+                )
+        if p["objective"] != expected["objective"]:
+            raise Failure(
+                record,
+                f"{rule}: round {number}'s objective is recorded {p['objective']!r}, "
+                f"the pairing reaches {expected['objective']!r}",
+            )
+
+    def _unseeded(
+        self,
+        record: Record,
+        p: dict[str, Any],
+        players: list[list[int]],
+        byes: list[int],
+        rule: str,
+    ) -> None:
+        """Without the seed: what a pairing must be whoever sits where."""
+        state = self.state
+        assert state is not None
+        number = state.paired + 1
+        if state.rounds and not state.rounds[-1].closed:
+            raise Failure(record, f"T9.1: round {state.paired} is not closed")
+        if state.planned_rounds is not None and number > state.planned_rounds:
+            raise Failure(record, f"T9.1: all {state.planned_rounds} rounds have been played")
+        active = state.active
+        if len(active) < state.sizes.min:
+            raise Failure(record, f"T2.4: {len(active)} active players cannot fill a table")
+        if number == 1:
+            rounds = state.planned_rounds or decide.rounds_for(len(active), state.sizes.preferred)
+            if p["rounds"] != rounds:
+                raise Failure(
+                    record, f"T1.1: {p['rounds']} rounds recorded, the rules give {rounds}"
+                )
+            if bool(p["beacon"]) != bool(state.beacon):
+                raise Failure(record, "T1.3: round 1 records the beacon's value when one is named")
+        elif p["rounds"] is not None or p["beacon"] is not None:
+            raise Failure(record, "T1.2: only round 1 records the rounds and the beacon")
+        count, parts = fewest_byes(len(active), state.sizes)
+        if len(byes) != count or byes != sorted(byes):
+            raise Failure(record, f"T3.2: {len(byes)} byes recorded, the rules give {count}")
+        if tuple(len(t) for t in players) != parts:
+            raise Failure(
+                record,
+                f"T3.1: round {number}'s tables seat {[len(t) for t in players]}, "
+                f"the rules give {list(parts)}",
+            )
+        points = {row.player: row.match_points for row in state.standings()}
+        met = pairs_met([seat.players for seat in r.tables] for r in state.rounds)
+        value = exact.text(objective(players, met, points, state.weight))
+        if p["objective"] != value:
+            raise Failure(
+                record,
+                f"{rule}: round {number}'s objective is recorded {p['objective']!r}, "
+                f"its tables give {value!r}",
+            )
+
+    def _GameResultRecorded(self, record: Record, p: dict[str, Any]) -> None:  # T5.1, T9.2
+        state = self.state
+        assert state is not None
+        game = UUID(p["game"])
+        if game not in state.games:
+            raise Failure(record, f"T5.1: game {game} is not a game of this tournament")
+        if game in state.results:
+            raise Failure(record, f"T5.1: game {game}'s result is recorded once")
+        found = self._game_checked(game, p["head"], record)
+        keys = engine.rank_keys(found.state)
+        facts = decide.decide_result(state, game, keys, list(found.state.scores), found.chain)
+        expected = facts[0][1]
+        if p["places"] != expected["places"]:
+            raise Failure(
+                record,
+                f"T5.1: game {game}'s places are recorded {p['places']}, "
+                f"its final state gives {expected['places']}",
+            )
+        if p["scores"] != expected["scores"]:
+            raise Failure(
+                record,
+                f"T5.3: game {game}'s scores are recorded {p['scores']}, "
+                f"the game's own are {expected['scores']}",
+            )
+        self._compare(record, "T5.1", facts)
+
+    def _ResultCorrected(self, record: Record, p: dict[str, Any]) -> None:  # T7.1
+        assert self.state is not None
+        facts = decide.decide_correction(
+            self.state, UUID(p["game"]), p["places"], p["reason"], p["by"]
+        )
+        self._compare(record, "T7.1", facts)
+
+    def _PenaltyGiven(self, record: Record, p: dict[str, Any]) -> None:  # T7.2
+        assert self.state is not None
+        try:
+            points = exact.parse(p["points"])
+        except ValueError as e:
+            raise Failure(record, f"T7.2: {e}") from None
+        facts = decide.decide_penalty(self.state, p["player"], points, p["reason"], p["by"])
+        self._compare(record, "T7.2", facts)
+
+    def _RoundClosed(self, record: Record, p: dict[str, Any]) -> None:  # T9.1
+        state = self.state
+        assert state is not None
+        if not self._round_done():
+            raise Failure(
+                record, "T9.1: a round closes when every game in it has a result, not before"
+            )
+        expected = decide.decide_close(state)[0][1]
+        for key in ("round", "heads", "root"):
+            if p[key] != expected[key]:
+                raise Failure(
+                    record, _differs("T9.1", "RoundClosed", {key: p[key]}, {key: expected[key]})
+                )
+        if self.judged and p["standings"] != expected["standings"]:
+            raise Failure(
+                record,
+                f"T9.1: round {p['round']}'s standings digest is recorded {p['standings']}, "
+                f"the standings after the round (T6, T7) give {expected['standings']}",
+            )
+        if set(_fields(record)) != set(expected):
+            raise Failure(record, _differs("T9.1", "RoundClosed", _fields(record), expected))
+
+    def _TournamentFinished(self, record: Record, p: dict[str, Any]) -> None:  # T9.3
+        state = self.state
+        assert state is not None
+        facts = decide.decide_finish(state)
+        expected = facts[0][1]
+        if p["secret"] != state.secret:
+            raise Failure(record, "T1.3: the revealed secret is not the one committed at creation")
+        if p["standings"] != expected["standings"]:
+            raise Failure(
+                record,
+                f"T9.3: the final standings digest is recorded {p['standings']}, "
+                f"the standings (T6, T7) give {expected['standings']}",
+            )
+        self._compare(record, "T9.3", facts)
+
+    def _TournamentCreated(self, record: Record, p: dict[str, Any]) -> None:
+        raise Failure(record, "T1.2: a tournament is created once, by its first event")
+
+    # ---- its games ---------------------------------------------------------------
+
+    def _paired_games(self, record: Record) -> None:
+        """T1.4, once a RoundPaired is applied: each of its games is in the
+        log, chained, created as this tournament's at that round and table
+        with its rule set (T1.1), seated by the pairing with the players'
+        registrations, and its secret is the tournament's for that table."""
+        state = self.state
+        assert state is not None
+        round_ = state.rounds[-1]
+        rules = state.rules
+        for seat in round_.tables:
+            game = seat.game
+            records = self._game_records(game, record)
+            try:
+                check_sequence(records, EVENT_TYPES)
+                check_chain(records)
+            except Failure as failure:
+                raise Failure(
+                    failure.record, f"T10.1: game {game} fails: {failure.reason}"
+                ) from None
+            first = records[0]
+            p = first.payload or {}
+            where = f"round {round_.number}, table {seat.table}"
+            if first.type != TournamentGameCreated.__name__ or (
+                p.get("tournament"),
+                p.get("round"),
+                p.get("table"),
+            ) != (self.id, round_.number, seat.table):
+                raise Failure(
+                    first, f"T1.4: game {game} is not created as this tournament's game at {where}"
+                )
+            if (p.get("draw"), p.get("guild"), p.get("stage_points")) != (
+                rules.draw,
+                rules.guild,
+                list(rules.stage_points),
+            ):
+                raise Failure(
+                    first, f"T1.1: game {game} is not played under the tournament's rules"
+                )
+            self._seats_checked(game, seat.players, records, where)
+            if self.judged and not first.redacted:
+                expected = game_secret(bytes.fromhex(state.secret), round_.number, seat.table)
+                if p.get("secret") != expected.hex():
+                    raise Failure(
+                        first,
+                        f"T1.4: game {game}'s secret is not HMAC-SHA256 of the tournament's "
+                        f'secret and "game:{round_.number}:{seat.table}"',
+                    )
+
+    def _seats_checked(
+        self, game: UUID, players: Sequence[int], records: Sequence[Record], where: str
+    ) -> None:
+        """T1.4: the game's seats, in order, are the paired players'
+        registrations: name, contribution and token."""
+        state = self.state
+        assert state is not None
+        joined: list[Record] = []
+        for record in records[1:]:
+            if record.type == "PlayerLeft":
+                raise Failure(record, f"T1.4: a seat of game {game} is the pairing's to fill")
+            if record.type != "PlayerJoined":
+                break
+            joined.append(record)
+        for k, player in enumerate(players):
+            r = state.registration(player)
+            expected = {"name": r.name, "contribution": r.contribution, "token_hash": r.token_hash}
+            if k >= len(joined):
+                at = records[min(len(joined) + 1, len(records) - 1)]
+                raise Failure(
+                    at, f"T1.4: game {game} ({where}) has no seat {k} for player {player}"
+                )
+            p = joined[k].payload or {}
+            if {key: p.get(key) for key in expected} != expected or p.get("player") != k:
+                raise Failure(
+                    joined[k],
+                    f"T1.4: seat {k} of game {game} ({where}) is not player {player}'s "
+                    f"registration ({r.name!r})",
+                )
+        if len(joined) > len(players):
+            raise Failure(
+                joined[len(players)],
+                f"T1.4: game {game} ({where}) seats more players than the pairing",
+            )
+
+    def _open_games(self) -> None:
+        """The games of a round still open: re-judged; none has ended
+        without its result (T5.1); T2.2 and T8.1 as at a result."""
+        state = self.state
+        assert state is not None
+        if not state.rounds or state.rounds[-1].closed:
+            return
+        for seat in state.rounds[-1].tables:
+            if seat.game in state.results:
+                continue
+            records = self._game_records(seat.game, self.records[-1])
+            verdict, _ = self.game_verdict(str(seat.game))
+            self._verdict_holds(verdict, records)
+            if verdict.status == "ended":
+                raise Failure(
+                    records[-1],
+                    f"T5.1: game {seat.game} has ended, but the tournament records no result",
+                )
+            self._play_checked(seat.game, records)
+
+    def _strays(self) -> None:
+        """T1.4: a game naming this tournament is one its pairings name."""
+        state = self.state
+        assert state is not None
+        named = {str(game) for game in state.games}
+        for game, records in self.games.items():
+            if not records or game in named or records[0].type != TournamentGameCreated.__name__:
+                continue
+            p = records[0].payload or {}
+            if p.get("tournament") == self.id:
+                raise Failure(
+                    records[0],
+                    f"T1.4: game {game} names this tournament (round {p.get('round')}, "
+                    f"table {p.get('table')}), but no pairing names it",
+                )
+
+    def _game_records(self, game: UUID, at: Record) -> Sequence[Record]:
+        records = self.games.get(str(game))
+        if not records:
+            raise Failure(at, f"T1.4: game {game} is not in the log")
+        return records
+
+    def _game_checked(self, game: UUID, head: str, at: Record) -> Game:
+        """T9.2, then the re-judging, then T2.2 and T8.1: the game whose
+        result ``at`` records, with ``head`` recorded as its last chain value."""
+        records = self._game_records(game, at)
+        last = records[-1]
+        if head != last.chain:
+            cut = next((r for r in records if r.chain == head), None)
+            if cut is None:
+                raise Failure(
+                    at,
+                    f"T9.2: game {game} stops at version {last.version}, short of its "
+                    f"recorded head {head} (not in its log: cut short, or altered)",
+                )
+            raise Failure(
+                at,
+                f"T9.2: game {game} goes on past its recorded head: the head is version "
+                f"{cut.version}'s chain value, its log runs to version {last.version}",
+            )
+        verdict, found = self.game_verdict(str(game))
+        self._verdict_holds(verdict, records)
+        if found is None or found.state.status != "ended":
+            raise Failure(at, f"T5.1: a result is recorded for game {game}, which has not ended")
+        self._play_checked(game, records)
+        return found
+
+    def _verdict_holds(self, verdict: Verdict, records: Sequence[Record]) -> None:
+        if verdict.ok:
+            return
+        where = records[-1]
+        if verdict.version is not None and 1 <= verdict.version <= len(records):
+            where = records[verdict.version - 1]
+        raise Failure(where, f"T10.1: game {verdict.aggregate_id} fails: {verdict.reason}")
+
+    def _play_checked(self, game: UUID, records: Sequence[Record]) -> None:
+        """T2.2: a seat withdraws only after its player's drop; T8.1: a call
+        only once the round's time is up or a seat has withdrawn."""
+        state = self.state
+        assert state is not None
+        _, seat = state.games[game]
+        withdrawn = False
+        for record in records:
+            p = record.payload or {}
+            if record.type == "SeatWithdrawn":
+                player = seat.players[p["player"]]
+                drop = self.drops.get(player)
+                if drop is None or not _before(drop, record):
+                    raise Failure(
+                        record,
+                        f"T2.2: seat {p['player']} of game {game} (player {player}) is "
+                        "withdrawn, but not by their player's drop",
+                    )
+                withdrawn = True
+            elif record.type == "GameCalled":
+                try:
+                    now = _time(p["time"])
+                except ValueError as e:
+                    raise Failure(record, f"T8.1: the call's time: {e}") from None
+                try:
+                    decide.check_call(state, game, now, withdrawn)
+                except RuleError as e:
+                    raise Failure(record, str(e)) from None
