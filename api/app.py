@@ -17,7 +17,16 @@ from flask import Flask, Response, g, request
 from flask_smorest import Api
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from api import catalog_http, commands_http, docs, health, queries_http, stream
+from api import (
+    catalog_http,
+    commands_http,
+    docs,
+    health,
+    queries_http,
+    stream,
+    tournament_queries_http,
+    tournaments_http,
+)
 from api.bodies import register_body_checks
 from api.errors import register_error_handlers
 from api.ratelimit import (
@@ -68,7 +77,15 @@ def create_app(config: Settings | Mapping[str, str | None] | None = None) -> Fla
     app.extensions["opus"] = services
     api = OpusApi(app)
     api.spec.components.security_scheme("token", {"type": "http", "scheme": "bearer"})
-    blueprints = (commands_http.blp, queries_http.blp, stream.blp, health.blp, catalog_http.blp)
+    blueprints = (
+        commands_http.blp,
+        queries_http.blp,
+        stream.blp,
+        health.blp,
+        catalog_http.blp,
+        tournaments_http.blp,
+        tournament_queries_http.blp,
+    )
     for blueprint in blueprints:
         api.register_blueprint(blueprint)
     app.register_blueprint(docs.assets)

@@ -157,14 +157,15 @@ def own_or_new_token(*, key_needs_it: bool = False) -> tuple[str, str]:
     response: a retry finds the game or seat it made, and the caller already
     holds its token. On create (``key_needs_it``) a key requires one: a key
     without it could be sent first by anyone, who would hold the game (the key
-    decides the game's id)."""
+    decides the game's id); a tournament's registration too (its retry finds
+    the registration by the token)."""
     if not request.headers.get("Authorization"):
         if key_needs_it and request.headers.get("Idempotency-Key"):
             raise ApiError(  # 401: a credential of one's own is what is missing
                 401,
-                "an Idempotency-Key on create needs your own organiser token: send "
+                "an Idempotency-Key here needs your own token: send "
                 f"'Authorization: Bearer <a random token of at least {MIN_OWN_TOKEN} "
-                "base64url characters>', which the game keeps as its organiser's",
+                "base64url characters>', which the command keeps as yours",
                 {"headers": {"Authorization": ["required with Idempotency-Key"]}},
             )
         return new_token()

@@ -23,6 +23,7 @@ from domain.errors import (
     NotAuthorisedError,
     OutOfTurnError,
     RuleError,
+    TournamentNotFoundError,
     VersionClashError,
 )
 from projections.ports import ViewStoreUnavailableError
@@ -64,7 +65,8 @@ def register_error_handlers(app: Flask) -> None:
         return _respond(error_body(e.status, e.message, e.errors))
 
     @app.errorhandler(GameNotFoundError)
-    def not_found(e: GameNotFoundError) -> ResponseReturnValue:
+    @app.errorhandler(TournamentNotFoundError)
+    def not_found(e: GameNotFoundError | TournamentNotFoundError) -> ResponseReturnValue:
         return _respond(error_body(404, str(e)))
 
     @app.errorhandler(VersionClashError)

@@ -37,12 +37,18 @@ blp = Blueprint("queries", __name__, description="Queries, from the projections"
 
 
 def view(
-    projection: str, args: dict[str, Any], read: Any, *also: str, game_id: UUID | None = None
+    projection: str,
+    args: dict[str, Any],
+    read: Any,
+    *also: str,
+    game_id: UUID | None = None,
+    what: str = "game",
 ) -> dict[str, Any]:
     """Read a view once its projection (and those in ``also``) has reached
     ``after`` (one bounded wait); the answer names the position it reflects.
-    A game the view does not hold is a 404, or a 503 saying where to wait
-    for when the log has it and the view is behind."""
+    A game (or ``what`` else the id names) the view does not hold is a 404,
+    or a 503 saying where to wait for when the log has it and the view is
+    behind."""
     svc = services()
     queries = svc.views
     after = args.get("after")
@@ -66,10 +72,10 @@ def view(
             last = max(positions.values())
             raise ApiError(
                 503,
-                f"game {game_id} is not yet projected into the {projection} view: "
+                f"{what} {game_id} is not yet projected into the {projection} view: "
                 f"retry with after={last}",
             )
-        raise ApiError(404, f"no game {game_id}" if game_id else "nothing here yet")
+        raise ApiError(404, f"no {what} {game_id}" if game_id else "nothing here yet")
     return {"position": position, "data": data}
 
 

@@ -23,7 +23,14 @@ from flask import Flask, Response, jsonify, request
 from api.errors import error_body
 
 log = logging.getLogger(__name__)
-LIMITED_ENDPOINTS = frozenset({"commands.Games", "commands.Players"})
+LIMITED_ENDPOINTS = frozenset(
+    {
+        "commands.Games",
+        "commands.Players",
+        "tournament_commands.Tournaments",
+        "tournament_commands.Players",
+    }
+)
 MAX_CLIENTS = 100_000  # clients remembered by one process
 
 

@@ -11,6 +11,7 @@ from api.cli.log import export, verify
 from api.cli.read_side import project, rebuild, view
 from api.cli.serve import serve
 from api.cli.simulate import simulate
+from api.cli.tournament import tournament
 
 
 @click.group()
@@ -30,3 +31,4 @@ main.add_command(export)
 main.add_command(project)
 main.add_command(rebuild)
 main.add_command(view)
+main.add_command(tournament)

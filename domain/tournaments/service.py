@@ -32,7 +32,7 @@ from eventsourcing.persistence import IntegrityError
 from domain import engine
 from domain.errors import (
     CreationError,
-    NotAuthorisedError,
+    IdempotencyConflictError,
     NotTournamentOrganiserError,
     RuleError,
     TournamentNotFoundError,
@@ -85,6 +85,12 @@ class Tournaments:
         except IntegrityError:
             if tournament_id is None:
                 raise
+            made = self.get(tournament_id)  # it exists: a retry of that create?
+            if settings_of(made) != settings_of(tournament):
+                raise IdempotencyConflictError(
+                    "this Idempotency-Key created a tournament with other settings; "
+                    "use a new key for a new tournament"
+                ) from None
             return tournament_id, Outcome(None, 1, replayed=True)
         return tournament.id, Outcome(recordings[-1].notification.id, tournament.version)
 
@@ -107,10 +113,17 @@ class Tournaments:
         return number[0], outcome
 
     def drop(
-        self, tournament_id: UUID, player: int, *, token_hash: str | None = None, command: str = ""
+        self,
+        tournament_id: UUID,
+        player: int,
+        *,
+        token_hash: str | None = None,
+        command: str = "",
+        expected_version: int | None = None,
     ) -> Outcome:
         """T2.2: by the organiser, or by the player (``token_hash``: the
-        caller's; none for the service's own callers)."""
+        caller's; none for the service's own callers). The player's running
+        seats are withdrawn in the same transaction."""
 
         def authorise(t: Tournament) -> None:
             if token_hash is not None and t.state.player_of(token_hash) != player:
@@ -126,25 +139,29 @@ class Tournaments:
                 games.append(game)
             return games
 
-        def games_of(t: Tournament) -> list[UUID]:
-            return t.state.running_games_of(player)
-
-        return self._command(tournament_id, act, command, authorise=authorise, games=games_of)
+        return self._command(
+            tournament_id,
+            act,
+            command,
+            authorise=authorise,
+            games=lambda t: t.state.running_games_of(player),
+            expected_version=expected_version,
+        )
 
     def pair(
-        self,
-        tournament_id: UUID,
-        *,
-        beacon: str | None = None,
-        organiser_hash: str | None = None,
-        command: str = "",
-    ) -> Outcome:
-        """T3, T4: pair the next round, create and start its games."""
+        self, tournament_id: UUID, *, beacon: str | None = None, **caller: Any
+    ) -> tuple[int | None, Outcome]:
+        """T3, T4: pair the next round, create and start its games; returns
+        the round's number (None for a retried command) and the outcome."""
+        paired: list[int] = []
 
         def act(t: Tournament) -> list[Game]:
-            return [self._start_game(t, g) for g in t.pair(beacon, command)]
+            games = t.pair(beacon, caller.get("command", ""))
+            paired.append(t.state.paired)
+            return [self._start_game(t, g) for g in games]
 
-        return self._command(tournament_id, act, command, authorise=self._organiser(organiser_hash))
+        outcome = self._as_organiser(tournament_id, act, **caller)
+        return (paired[0] if paired else None), outcome
 
     def call(
         self,
@@ -152,9 +169,8 @@ class Tournaments:
         game_id: UUID,
         by: str,
         *,
-        organiser_hash: str | None = None,
-        command: str = "",
         now: datetime | None = None,
+        **caller: Any,
     ) -> Outcome:
         """T8.1: the game ends after its last seat's next turn."""
 
@@ -162,16 +178,10 @@ class Tournaments:
             game = self.app._game(game_id, fresh=True)
             moment = now or datetime.now(UTC)
             t.check_call(game_id, moment, bool(game.state.withdrawn))
-            game.call(moment.isoformat(), by, command)
+            game.call(moment.isoformat(), by, caller.get("command", ""))
             return [game]
 
-        return self._command(
-            tournament_id,
-            act,
-            command,
-            authorise=self._organiser(organiser_hash),
-            games=lambda t: [game_id],
-        )
+        return self._as_organiser(tournament_id, act, games=lambda t: [game_id], **caller)
 
     def correct(
         self,
@@ -180,22 +190,15 @@ class Tournaments:
         places: list[int],
         reason: str,
         by: str,
-        *,
-        organiser_hash: str | None = None,
-        command: str = "",
+        **caller: Any,
     ) -> Outcome:
-        """T7.1."""
+        """T7.1: the game's places from now on, with the reason."""
 
         def act(t: Tournament) -> list[Game]:
-            t.correct(game_id, places, reason, by, command)
+            t.correct(game_id, places, reason, by, caller.get("command", ""))
             return []
 
-        return self._command(
-            tournament_id,
-            act,
-            command,
-            authorise=self._organiser(organiser_hash),
-        )
+        return self._as_organiser(tournament_id, act, **caller)
 
     def penalise(
         self,
@@ -204,38 +207,24 @@ class Tournaments:
         points: Fraction,
         reason: str,
         by: str,
-        *,
-        organiser_hash: str | None = None,
-        command: str = "",
+        **caller: Any,
     ) -> Outcome:
-        """T7.2."""
+        """T7.2: match points subtracted, with the reason."""
 
         def act(t: Tournament) -> list[Game]:
-            t.penalise(player, points, reason, by, command)
+            t.penalise(player, points, reason, by, caller.get("command", ""))
             return []
 
-        return self._command(
-            tournament_id,
-            act,
-            command,
-            authorise=self._organiser(organiser_hash),
-        )
+        return self._as_organiser(tournament_id, act, **caller)
 
-    def finish(
-        self, tournament_id: UUID, *, organiser_hash: str | None = None, command: str = ""
-    ) -> Outcome:
-        """T9.3."""
+    def finish(self, tournament_id: UUID, **caller: Any) -> Outcome:
+        """T9.3: the standings' digest, the secret revealed."""
 
         def act(t: Tournament) -> list[Game]:
-            t.finish(command)
+            t.finish(caller.get("command", ""))
             return []
 
-        return self._command(
-            tournament_id,
-            act,
-            command,
-            authorise=self._organiser(organiser_hash),
-        )
+        return self._as_organiser(tournament_id, act, **caller)
 
     # ---- a game's end (T5.1) -------------------------------------------------
 
@@ -290,10 +279,32 @@ class Tournaments:
 
     # ---- the one way a tournament command runs ------------------------------
 
-    def _organiser(self, token_hash: str | None) -> Callable[[Tournament], None] | None:
-        if token_hash is None:
-            return None
-        return lambda t: check_organiser(t, token_hash)
+    def _as_organiser(
+        self,
+        tournament_id: UUID,
+        act: Callable[[Tournament], list[Game]],
+        *,
+        organiser_hash: str | None = None,
+        command: str = "",
+        expected_version: int | None = None,
+        games: Callable[[Tournament], list[UUID]] | None = None,
+    ) -> Outcome:
+        """An organiser's command: with ``organiser_hash`` (the caller's token
+        hash), only the tournament's organiser may (none: the service's own
+        callers)."""
+
+        def authorise(t: Tournament) -> None:
+            if organiser_hash is not None:
+                check_organiser(t, organiser_hash)
+
+        return self._command(
+            tournament_id,
+            act,
+            command,
+            authorise=authorise,
+            games=games,
+            expected_version=expected_version,
+        )
 
     def _start_game(self, tournament: Tournament, planned: TableGame) -> Game:
         """T1.4: a pairing's game, its seats taken in T4.3's order, started."""
@@ -319,11 +330,15 @@ class Tournaments:
         *,
         authorise: Callable[[Tournament], None] | None = None,
         games: Callable[[Tournament], list[UUID]] | None = None,
+        expected_version: int | None = None,
     ) -> Outcome:
         """Run ``act`` on the tournament and save it with the games it
         returns. ``games`` names the existing games it will change: their
         locks are taken first (the one lock order), and the tournament is
-        read again under its own lock to check they are still the same."""
+        read again under its own lock to check they are still the same.
+        ``expected_version``: refused (VersionClashError) unless the
+        tournament is at that version (If-Match); a retried command is
+        answered first."""
         from domain.application import Outcome
 
         for _ in range(RETRIES):
@@ -340,6 +355,11 @@ class Tournaments:
                     replayed = tournament.replay_of(command) if command else None
                     if replayed is not None:
                         return Outcome(None, replayed, replayed=True)
+                    if expected_version is not None and tournament.version != expected_version:
+                        raise VersionClashError(
+                            f"tournament {tournament_id} is at version {tournament.version}, "
+                            f"not {expected_version}"
+                        )
                     if games and games(tournament) != touched:
                         continue
                     changed: list[Game] = []
@@ -373,10 +393,24 @@ class Tournaments:
             evict(self.app, game_id)
 
 
+def settings_of(tournament: Tournament) -> tuple[Any, ...]:
+    """What a create command asked for (not the secret it drew)."""
+    s = tournament.state
+    return (
+        s.name,
+        s.organiser_hash,
+        s.rules,
+        s.sizes,
+        s.weight,
+        s.late_until,
+        s.time_limit,
+        s.planned_rounds,
+        s.beacon,
+    )
+
+
 def check_organiser(tournament: Tournament, token_hash: str) -> None:
     stored = tournament.state.organiser_hash
     if not (stored and hmac.compare_digest(stored, token_hash)):
         raise NotTournamentOrganiserError()
 
-
-__all__ = ["NotAuthorisedError", "Tournaments"]

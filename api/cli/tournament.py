@@ -1,0 +1,295 @@
+"""``opus tournament``: run a tournament from the command line (TOURNAMENT.md).
+
+Each command opens the configured store, makes one call on the application
+service (``Opus.tournaments``) and prints what it returned. Organiser
+commands take the organiser's ``--token``: its hash is checked by the
+service, as over HTTP. A refused command prints its rule and exits 1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator, Sequence
+from fractions import Fraction
+from uuid import UUID
+
+import click
+
+from api.identity import new_token, token_hash
+from domain.application import Opus
+from domain.bots import BOTS
+from domain.errors import OpusError
+from domain.ruleset import DRAW_VARIANTS, RuleSet
+from domain.tournaments import exact
+from domain.tournaments.simulation import simulate_tournament
+from domain.tournaments.standings import Row
+from infra.bootstrap import open_application
+from infra.settings import Settings
+
+TOURNAMENT = click.option("--tournament", "tournament_id", required=True, type=click.UUID)
+TOKEN = click.option("--token", required=True, help="The organiser's token.")
+BY = click.option("--by", default="organiser", show_default=True, help="Who does it.")
+
+
+@click.group()
+def tournament() -> None:
+    """Swiss tournaments: create, register, pair, call, correct, finish, standings."""
+
+
+@contextlib.contextmanager
+def opened() -> Iterator[Opus]:
+    """The application on the configured store; a refused command is an
+    error message (with its rule id), not a traceback."""
+    app = open_application(Settings.from_env())
+    try:
+        yield app
+    except OpusError as e:
+        raise click.ClickException(str(e)) from None
+    finally:
+        app.close()
+
+
+@tournament.command()
+@click.option("--name", required=True)
+@click.option("--draw", default="five", show_default=True, type=click.Choice(DRAW_VARIANTS))
+@click.option("--guild/--no-guild", default=True, show_default=True)
+@click.option("--tables", default="3/4/5", show_default=True, help="min/preferred/max (T1.1).")
+@click.option("--weight", default=6, show_default=True, type=int, help="T4.2's W.")
+@click.option("--late-until", default=1, show_default=True, type=int, help="T2.3's L.")
+@click.option("--time-limit", default=None, type=int, help="Seconds per round (T8.1).")
+@click.option("--rounds", default=None, type=int, help="Fixed at round 1's pairing if absent.")
+@click.option("--beacon", default="", help="Names the public value round 1 takes (T1.3).")
+def create(
+    name: str,
+    draw: str,
+    guild: bool,
+    tables: str,
+    weight: int,
+    late_until: int,
+    time_limit: int | None,
+    rounds: int | None,
+    beacon: str,
+) -> None:
+    """Create a tournament; print its id and the organiser's token (shown once)."""
+    token, digest = new_token()
+    with opened() as app:
+        tournament_id, _ = app.tournaments.create(
+            name,
+            digest,
+            rules=RuleSet(draw=draw, guild=guild),
+            sizes=_sizes(tables),
+            weight=weight,
+            late_until=late_until,
+            time_limit=time_limit,
+            rounds=rounds,
+            beacon=beacon,
+        )
+    click.echo(f"tournament: {tournament_id}")
+    click.echo(f"organiser token: {token}")
+
+
+def _sizes(text: str) -> tuple[int, int, int]:
+    parts = text.split("/")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        raise click.BadParameter("write the table sizes as min/preferred/max, like 3/4/5")
+    low, preferred, high = (int(p) for p in parts)
+    return low, preferred, high
+
+
+@tournament.command()
+@TOURNAMENT
+@click.option("--name", required=True)
+@click.option("--contribution", default="", help="Your part of the tournament seed (T1.3).")
+def register(tournament_id: UUID, name: str, contribution: str) -> None:
+    """Register a player; print the registration number and its token (shown once)."""
+    token, digest = new_token()
+    with opened() as app:
+        player, _ = app.tournaments.register(tournament_id, name, contribution, digest)
+    click.echo(f"player: {player}")
+    click.echo(f"token: {token}")
+
+
+@tournament.command()
+@TOURNAMENT
+@TOKEN
+@click.option("--beacon", default=None, help="Round 1: the value of the beacon named.")
+def pair(tournament_id: UUID, token: str, beacon: str | None) -> None:
+    """Pair the next round and start its games; print its tables."""
+    with opened() as app:
+        app.tournaments.pair(tournament_id, beacon=beacon, organiser_hash=token_hash(token))
+        state = app.tournaments.get(tournament_id).state
+    round_ = state.rounds[-1]
+    click.echo(f"round {round_.number}")
+    for seat in round_.tables:
+        players = ", ".join(state.registration(p).name for p in seat.players)
+        click.echo(f"table {seat.table}: game {seat.game}: {players}")
+    if round_.byes:
+        click.echo("byes: " + ", ".join(state.registration(p).name for p in round_.byes))
+
+
+@tournament.command()
+@TOURNAMENT
+@TOKEN
+@click.option("--player", required=True, type=int, help="The registration number.")
+def drop(tournament_id: UUID, token: str, player: int) -> None:
+    """Drop a player (T2.2; the organiser's or the player's own token)."""
+    with opened() as app:
+        outcome = app.tournaments.drop(tournament_id, player, token_hash=token_hash(token))
+    click.echo(f"dropped player {player}; version {outcome.version}")
+
+
+@tournament.command()
+@TOURNAMENT
+@TOKEN
+@click.option("--game", "game_id", required=True, type=click.UUID)
+@BY
+def call(tournament_id: UUID, token: str, game_id: UUID, by: str) -> None:
+    """Call a game (T8.1): it ends after the last seat's next turn."""
+    with opened() as app:
+        outcome = app.tournaments.call(tournament_id, game_id, by, organiser_hash=token_hash(token))
+    click.echo(f"called game {game_id}; version {outcome.version}")
+
+
+@tournament.command()
+@TOURNAMENT
+@TOKEN
+@click.option("--game", "game_id", required=True, type=click.UUID)
+@click.option("--places", required=True, help="New places in seat order, like 1,2,2,4.")
+@click.option("--reason", required=True)
+@BY
+def correct(
+    tournament_id: UUID, token: str, game_id: UUID, places: str, reason: str, by: str
+) -> None:
+    """Correct a game's places (T7.1)."""
+    try:
+        new_places = [int(p) for p in places.split(",")]
+    except ValueError:
+        raise click.BadParameter("places are whole numbers, like 1,2,2,4") from None
+    with opened() as app:
+        outcome = app.tournaments.correct(
+            tournament_id, game_id, new_places, reason, by, organiser_hash=token_hash(token)
+        )
+    click.echo(f"corrected game {game_id}; version {outcome.version}")
+
+
+@tournament.command()
+@TOURNAMENT
+@TOKEN
+@click.option("--player", required=True, type=int, help="The registration number.")
+@click.option("--points", required=True, help='Match points to subtract, "p/q" (like 1/2).')
+@click.option("--reason", required=True)
+@BY
+def penalise(
+    tournament_id: UUID, token: str, player: int, points: str, reason: str, by: str
+) -> None:
+    """Give a player a penalty (T7.2)."""
+    try:
+        subtracted = exact.parse(points)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+    with opened() as app:
+        outcome = app.tournaments.penalise(
+            tournament_id, player, subtracted, reason, by, organiser_hash=token_hash(token)
+        )
+    click.echo(f"penalised player {player}; version {outcome.version}")
+
+
+@tournament.command()
+@TOURNAMENT
+@TOKEN
+def finish(tournament_id: UUID, token: str) -> None:
+    """Finish the tournament (T9.3); print the final standings."""
+    with opened() as app:
+        app.tournaments.finish(tournament_id, organiser_hash=token_hash(token))
+        rows = app.tournaments.get(tournament_id).state.standings()
+    _echo_standings(rows)
+
+
+@tournament.command()
+@TOURNAMENT
+def standings(tournament_id: UUID) -> None:
+    """Print the standings now (T6)."""
+    with opened() as app:
+        rows = app.tournaments.get(tournament_id).state.standings()
+    _echo_standings(rows)
+
+
+@tournament.command()
+@click.option("--players", default=9, show_default=True, type=click.IntRange(min=2))
+@click.option("--rounds", default=3, show_default=True, type=click.IntRange(min=1))
+@click.option("--bot", default="greedy", show_default=True, type=click.Choice(sorted(BOTS)))
+@click.option("--drop-rate", default=0.0, show_default=True, type=click.FloatRange(0, 1))
+@click.option("--seed", default=1, show_default=True, type=int)
+def simulate(players: int, rounds: int, bot: str, drop_rate: float, seed: int) -> None:
+    """Play a whole tournament of bots into the configured store; print the
+    final standings, the tournament's id, its games, moves and time."""
+    settings = Settings.from_env()
+    started = time.perf_counter()
+    with opened() as app:
+        run = simulate_tournament(app, players, rounds, bot, seed, drop_rate)
+    elapsed = time.perf_counter() - started
+    click.echo(f"store: {settings.describe_events()}")
+    _echo_standings(run.standings)
+    click.echo(f"tournament: {run.tournament}")
+    click.echo(f"games: {len(run.games)}")
+    click.echo(f"moves: {run.moves}")
+    click.echo(f"time: {elapsed:.2f} s")
+
+
+# ---- the standings table ---------------------------------------------------------
+
+COLUMNS = (
+    "rank",
+    "player",
+    "name",
+    "dropped",
+    "match points",
+    "penalties",
+    "opponents",
+    "game points",
+    "games",
+    "byes",
+    "corrections",
+)
+
+
+def _number(value: Fraction) -> str:
+    """Exact, as T6.2 keeps it: a whole number plainly, else "p/q"."""
+    return str(value.numerator) if value.denominator == 1 else exact.text(value)
+
+
+def standings_table(rows: Sequence[Row]) -> list[str]:
+    """The standings as text lines: a header, then one line per row in rank
+    order; numbers right-aligned, the name left-aligned."""
+    cells = [
+        [
+            str(r.rank),
+            str(r.player),
+            r.name,
+            "dropped" if r.dropped else "",
+            _number(r.match_points),
+            _number(r.penalties),
+            _number(r.opponents),
+            str(r.game_points),
+            str(r.games),
+            str(r.byes),
+            str(r.corrections),
+        ]
+        for r in rows
+    ]
+    widths = [max(len(c[i]) for c in [list(COLUMNS), *cells]) for i in range(len(COLUMNS))]
+
+    def line(values: Sequence[str]) -> str:
+        parts = [
+            v.ljust(w) if column in ("name", "dropped") else v.rjust(w)
+            for column, v, w in zip(COLUMNS, values, widths, strict=True)
+        ]
+        return "  ".join(parts).rstrip()
+
+    return [line(COLUMNS), *(line(c) for c in cells)]
+
+
+def _echo_standings(rows: Sequence[Row]) -> None:
+    for text in standings_table(rows):
+        click.echo(text)

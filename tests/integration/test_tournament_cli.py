@@ -1,0 +1,94 @@
+"""``opus tournament`` against a SQLite store in a temporary folder."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+
+from api.cli import main
+
+
+def invoke(tmp_path: Path, *args: str) -> Result:
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "e.db")}
+    return CliRunner().invoke(main, ["tournament", *args], env=env)
+
+
+def table_rows(output: str) -> list[list[str]]:
+    """The standings table's rows (after its header), split into cells."""
+    lines = output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split()[:2] == ["rank", "player"])
+    rows = []
+    for line in lines[start + 1 :]:
+        if not re.match(r"\s*[0-9]+\s", line):
+            break
+        rows.append(line.split())
+    return rows
+
+
+def test_simulate_plays_a_tournament_and_prints_the_final_standings(tmp_path: Path) -> None:
+    result = invoke(tmp_path, "simulate", "--players", "9", "--rounds", "3", "--bot", "random")
+    assert result.exit_code == 0, result.output
+    rows = table_rows(result.output)
+    assert len(rows) == 9
+    assert [int(row[0]) for row in rows] == list(range(1, 10))
+    assert sorted(int(row[1]) for row in rows) == list(range(1, 10))
+    assert re.search(r"^tournament: [0-9a-f-]{36}$", result.output, re.M)
+    assert re.search(r"^games: [1-9][0-9]*$", result.output, re.M)
+    assert re.search(r"^moves: [1-9][0-9]*$", result.output, re.M)
+
+    tournament = re.search(r"^tournament: (\S+)$", result.output, re.M)
+    assert tournament is not None
+    again = invoke(tmp_path, "standings", "--tournament", tournament.group(1))
+    assert again.exit_code == 0, again.output
+    assert table_rows(again.output) == rows  # the same store, read again
+
+
+def test_an_organiser_runs_a_tournament_and_a_refusal_names_its_rule(tmp_path: Path) -> None:
+    created = invoke(tmp_path, "create", "--name", "Club night", "--rounds", "2")
+    assert created.exit_code == 0, created.output
+    tournament = re.search(r"^tournament: (\S+)$", created.output, re.M)
+    organiser = re.search(r"^organiser token: (\S+)$", created.output, re.M)
+    assert tournament is not None and organiser is not None
+    ids = ["--tournament", tournament.group(1)]
+    for name in ("Ada", "Boris", "Cleo"):
+        registered = invoke(tmp_path, "register", *ids, "--name", name)
+        assert registered.exit_code == 0 and "token: " in registered.output
+    taken = invoke(tmp_path, "register", *ids, "--name", "ada ")
+    assert taken.exit_code == 1 and "T2.1" in taken.output
+
+    not_organiser = invoke(tmp_path, "pair", *ids, "--token", "nobody")
+    assert not_organiser.exit_code == 1 and "organiser" in not_organiser.output
+    paired = invoke(tmp_path, "pair", *ids, "--token", organiser.group(1))
+    assert paired.exit_code == 0, paired.output
+    assert paired.output.startswith("round 1") and "table 1: game " in paired.output
+    game = re.search(r"^table 1: game (\S+):", paired.output, re.M)
+    assert game is not None
+    by_organiser = [*ids, "--token", organiser.group(1)]
+    open_round = invoke(tmp_path, "finish", *by_organiser)
+    assert open_round.exit_code == 1 and "T9.3" in open_round.output
+    on_game = [*by_organiser, "--game", game.group(1)]
+    early = invoke(tmp_path, "call", *on_game)
+    assert early.exit_code == 1 and "T8.1" in early.output
+    no_result = invoke(tmp_path, "correct", *on_game, "--places", "1,2,3", "--reason", "slip")
+    assert no_result.exit_code == 1 and "T7.1" in no_result.output
+    third = invoke(
+        tmp_path, "penalise", *by_organiser, "--player", "1", "--points", "1/3", "--reason", "late"
+    )
+    assert third.exit_code == 1 and "T7.2" in third.output
+    half = invoke(
+        tmp_path, "penalise", *by_organiser, "--player", "1", "--points", "1/2", "--reason", "late"
+    )
+    assert half.exit_code == 0, half.output
+    dropped = invoke(tmp_path, "drop", *by_organiser, "--player", "3")
+    assert dropped.exit_code == 0, dropped.output
+    called = invoke(tmp_path, "call", *on_game)
+    assert called.exit_code == 0, called.output  # T8.1: a seat has withdrawn
+
+    standings = invoke(tmp_path, "standings", *ids)
+    assert standings.exit_code == 0
+    rows = {row[2]: row for row in table_rows(standings.output)}
+    assert sorted(rows) == ["Ada", "Boris", "Cleo"]
+    assert rows["Cleo"][3] == "dropped"
+    assert rows["Ada"][3:5] == ["-1/2", "1/2"]  # match points after the penalty, penalties
