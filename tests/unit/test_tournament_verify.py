@@ -19,50 +19,15 @@ import pytest
 from domain.application import Opus
 from domain.audit import Record, group_by_game, verify_game
 from domain.bots import BOTS
-from domain.chain import GENESIS, event_record, next_chain, sealed_payload
 from domain.shuffle import commitment
 from domain.simulation import simulate
 from domain.tournaments.seeds import merkle_root
 from domain.tournaments.simulation import simulate_tournament, token_hash
 from domain.tournaments.verify import TournamentVerdict, named_games, verify_tournament
 from infra.eventlog import read_records, tournament_lines, tournament_records
+from tests.forgery import rechain, rewritten
 
 POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
-
-# ---- logs as a forger would rewrite them --------------------------------------
-
-
-def rechain(records: list[Record]) -> list[Record]:
-    """Versions renumbered and every chain value recomputed, hidden fields
-    sealed with the aggregate's secret (its first record's) as the service
-    seals them: a log that only the rules can tell from a true one."""
-    secret = str((records[0].payload or {}).get("secret", ""))
-    out: list[Record] = []
-    previous = GENESIS
-    for version, r in enumerate(records, start=1):
-        assert r.payload is not None
-        chained = r.payload
-        if not r.redacted:
-            chained = sealed_payload(secret, r.aggregate_id, version, r.type, r.payload)
-        chain = next_chain(
-            previous, event_record(r.aggregate_id, version, r.type, r.timestamp, chained)
-        )
-        out.append(replace(r, version=version, chain=chain))
-        previous = chain
-    return out
-
-
-def rewritten(
-    records: list[Record], version: int, change: Callable[[dict[str, Any]], Any]
-) -> list[Record]:
-    """``change`` applied to the payload of the record at ``version``, the
-    chain recomputed from there on."""
-    out = list(records)
-    payload = copy.deepcopy(out[version - 1].payload) or {}
-    change(payload)
-    out[version - 1] = replace(out[version - 1], payload=payload)
-    return rechain(out)
-
 
 @dataclass
 class Log:
