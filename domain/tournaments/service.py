@@ -413,4 +413,3 @@ def check_organiser(tournament: Tournament, token_hash: str) -> None:
     stored = tournament.state.organiser_hash
     if not (stored and hmac.compare_digest(stored, token_hash)):
         raise NotTournamentOrganiserError()
-

@@ -29,6 +29,7 @@ from tests.forgery import rechain, rewritten
 
 POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 
+
 @dataclass
 class Log:
     """A tournament's export: its records and every game's, by id."""
