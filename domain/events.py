@@ -62,7 +62,12 @@ class TournamentGameCreated(GameCreated):
     table: int  # 1 is the top table (T3.1)
 
 
-class GameEvent(Aggregate.Event):
+class ChainedEvent(Aggregate.Event):
+    """An event of a chained aggregate (domain/chained.py): a Game's, or a
+    Tournament's (domain/tournaments/events.py). It hands its own fields to
+    the aggregate's ``state.evolve``, then the aggregate notes its chain
+    value and command."""
+
     chain: str  # domain/chain.py
     command: str  # the client's command id, "" when it gave none
 
@@ -72,6 +77,10 @@ class GameEvent(Aggregate.Event):
     def apply(self, aggregate: Any) -> None:
         aggregate.state.evolve(type(self).__name__, self.__dict__)
         aggregate.applied(self)
+
+
+class GameEvent(ChainedEvent):
+    """A Game's event (projections of games dispatch on it)."""
 
 
 class PlayerJoined(GameEvent):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import math
 import random
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -38,6 +39,7 @@ log = logging.getLogger(__name__)
 # eventsourcing 9.5 has no subscription for SQLite: projections/subscription.py adds one.
 SUBSCRIBABLE_SQLITE_RECORDER = "projections.subscription:SubscribableSQLiteApplicationRecorder"
 ATTEMPTS = 8  # to open the event store, when processes starting together race
+_OPENING = threading.Lock()
 RUNNER_JOIN_SECONDS = 5.0  # how long closing the HTTP service waits for a runner
 # A runner reopens its application when PostgreSQL drops it: each attempt to
 # connect waits this long at most (eventsourcing's default, 30 s, would
@@ -72,7 +74,8 @@ def open_application(settings: Settings, *, create_tables: bool = True) -> Opus:
         Path(dbname).parent.mkdir(parents=True, exist_ok=True)
     for attempt in range(1, ATTEMPTS + 1):
         try:
-            return Opus(env=env)
+            with _OPENING:  # this process's threads (one runner per projection) take turns
+                return Opus(env=env)
         except Exception as e:
             if attempt == ATTEMPTS or not _transient(e):
                 raise

@@ -44,7 +44,8 @@ class Tournament(Chained):
         beacon: str,
         unicode_version: str,
     ) -> None:
-        self.state = TournamentState.from_created(dict(vars_of_init(locals())))
+        created = {name: value for name, value in locals().items() if name != "self"}
+        self.state = TournamentState.from_created(created)
         self._start_chain()
 
     @classmethod
@@ -137,10 +138,6 @@ class Tournament(Chained):
 
     def finish(self, command: str = "") -> None:
         self._trigger_all(decide.decide_finish(self.state), command)
-
-
-def vars_of_init(names: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in names.items() if k != "self"}
 
 
 def check_creation(

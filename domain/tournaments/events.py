@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from eventsourcing.domain import Aggregate
 
-from domain.events import Hidden
+from domain.events import ChainedEvent, Hidden
 
 
 class TournamentCreated(Aggregate.Created):
@@ -41,16 +41,8 @@ class TournamentCreated(Aggregate.Created):
         aggregate.chain = self.chain
 
 
-class TournamentEvent(Aggregate.Event):
-    chain: str
-    command: str  # the client's command id, "" when it gave none
-
-    hidden: ClassVar[dict[str, Hidden]] = {}
-    identity: ClassVar[tuple[str, ...]] = ("command",)
-
-    def apply(self, aggregate: Any) -> None:
-        aggregate.state.evolve(type(self).__name__, self.__dict__)
-        aggregate.applied(self)
+class TournamentEvent(ChainedEvent):
+    """A Tournament's event (the tournaments projection dispatches on it)."""
 
 
 class PlayerRegistered(TournamentEvent):
