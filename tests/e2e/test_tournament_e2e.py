@@ -157,6 +157,8 @@ def test_a_13_player_tournament_over_http_verifies_and_forgeries_name_their_rule
     records = [Record.from_line(json.loads(line)) for line in export.read_text().splitlines()]
     own = [r for r in records if r.aggregate_id == tournament]
     games = [r for r in records if r.aggregate_id != tournament]
+    reasons = {(r.type, (r.payload or {}).get("reason")) for r in own}
+    assert {("ResultCorrected", "a tie"), ("PenaltyGiven", "late")} <= reasons  # T7.3
 
     def forged(name: str, tournament_records: list[Record], game_records: list[Record]) -> str:
         path = tmp_path / f"{name}.ndjson"

@@ -248,7 +248,7 @@ def test_T5_1_results_hold_places_scores_and_the_games_head(app: Opus) -> None:
             assert place == 1 + sum(other > keys[k] for other in keys)
 
 
-def test_T7_corrections_and_penalties_add_never_rewrite(app: Opus) -> None:
+def test_T7_1_to_T7_3_corrections_and_penalties_add_never_rewrite_and_are_counted(app: Opus) -> None:
     tournament = entered(app, 4)
     app.tournaments.pair(tournament)
     with pytest.raises(CorrectionError, match=r"T7.1"):

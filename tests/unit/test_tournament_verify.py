@@ -177,7 +177,7 @@ def organised_export() -> Log:
 # ---- clean tournaments ----------------------------------------------------------
 
 
-def test_a_finished_tournament_verifies_from_its_export_and_from_the_store() -> None:
+def test_T10_1_a_finished_tournament_verifies_from_its_export_and_from_the_store() -> None:
     app, tournament = simulated()
     log = export_of(app, tournament)
     verdict = log.verify()
