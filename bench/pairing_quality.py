@@ -1,18 +1,25 @@
-"""How good and how fast is T4.2's `swap-1`?
+"""How good and how fast is T4.2's `swap-1`, and the candidates `swap-2` and
+`regroup-1` (bench/pairing_procedures.py)?
 
 Quality: for n = 3…12 players and several seeded trials, play 3 rounds with
-random places at every table (match points by T5.2, no shared places),
-then pair round 4 and compare the objective W·(a) + (b) that `swap-1`
-reaches with the best of every way to split the players into tables of
-T3's sizes (tables as unordered sets). Prints, per n, the mean and largest
-excess over that optimum and how often `swap-1` found it.
+random places at every table (match points by T5.2, no shared places; rounds
+2 and 3 paired by `swap-1`, as the service does), then pair round 4 with each
+procedure (the same byes and cut) and compare the objective W·(a) + (b) it
+reaches with the best of every way to split the players into tables of T3's
+sizes (tables as unordered sets). Prints, per n and procedure, how often it
+found that optimum and the mean and largest excess over it.
 
-Speed: times ``pair_later_round`` for 1,000 and 10,000 players at round 5,
-after 4 rounds of random tables and random results (some penalties of 1/2).
+Beyond n = 12 the optimum is out of reach: for a few larger n (4 rounds
+played, round 5 paired), each procedure's mean excess over the best of the
+three, and in how many trials it is below / above `swap-1`.
+
+Speed: times ``pair_later_round`` (and its equivalent with each candidate in
+place of `swap-1`) for 1,000 and 10,000 players at round 5, after 4 rounds of
+random tables and random results (some penalties of 1/2).
 
 The standings here are match points with a random tie-break, not all of
 T6.1: enough to feed the pairing realistic inputs.
-Run: ``python bench/pairing_quality.py [--trials 200]``.
+Run: ``python bench/pairing_quality.py [--trials 200]`` (about a minute).
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import pairing_procedures
 from domain.tournaments.pairing import (
     objective,
     pair_first_round,
@@ -36,6 +44,7 @@ from domain.tournaments.pairing import (
 )
 from domain.tournaments.tables import TableSizes, cut, fewest_byes, partition
 
+CANDIDATES = ("swap-2", "regroup-1")  # compared with swap-1
 SIZES = TableSizes()
 WEIGHT = 6
 BYE = Fraction(6)  # T3.2
@@ -111,28 +120,93 @@ def optimum(players: list[int], parts: Sequence[int], met: Met, points: Points) 
     return min(sum(map(value, t), Fraction(0)) for t in splits(players, list(parts)))
 
 
+def objectives(
+    ranked: list[int], byes: dict[int, int], met: Met, points: Points
+) -> tuple[list[list[int]], list[Fraction]]:
+    """Round's pairing by `swap-1` (its tables) and every procedure's objective,
+    `swap-1` first. Each candidate starts from `swap-1`'s tables, so it is never
+    above it (asserted)."""
+    pairing = pair_later_round(ranked, byes, met, points, SIZES, WEIGHT)
+    values = [pairing.objective]
+    for name in CANDIDATES:
+        improve = pairing_procedures.PROCEDURES[name]
+        other = pairing_procedures.pair_later_round(
+            ranked, byes, met, points, SIZES, WEIGHT, improve
+        )
+        assert other.byes == pairing.byes
+        assert other.objective == objective(other.tables, met, points, WEIGHT)
+        assert other.objective <= pairing.objective
+        values.append(other.objective)
+    return pairing.tables, values
+
+
+def summary(excesses: list[Fraction]) -> str:
+    """How often 0, the mean and the largest excess, as columns."""
+    optimal = sum(1 for e in excesses if e == 0) / len(excesses)
+    mean = float(sum(excesses, Fraction(0)) / len(excesses))
+    return f"{optimal:>5.0%} {mean:>6.2f} {float(max(excesses)):>5.1f}"
+
+
+def header(first: str, below: bool = False) -> None:
+    names = "".join(f"{name:>19}" for name in ("swap-1", *CANDIDATES))
+    if below:
+        names += "".join(f"{name:>10}" for name in CANDIDATES)
+    extra = "".join(f"{'below':>10}" for _ in CANDIDATES) if below else ""
+    print(f"{'':>18}{names}")
+    print(f"{first} {'   opt   mean   max' * (1 + len(CANDIDATES))}{extra}")
+
+
+def shape(n: int) -> str:
+    """T3's tables for n players, as 5+4+4, or 5+2×4 when that is shorter."""
+    parts = fewest_byes(n, SIZES)[1]
+    plain = "+".join(map(str, parts))
+    groups = [(parts.count(s), s) for s in sorted(set(parts), reverse=True)]
+    short = "+".join(f"{k}×{s}" if k > 1 else str(s) for k, s in groups)
+    return plain if len(plain) <= 7 else short
+
+
 def quality(trials: int, seed: int) -> None:
     rng = random.Random(seed)
-    print(f"swap-1 against the exhaustive optimum, round 4, W = {WEIGHT}, sizes 3/4/5")
-    print(f"{'n':>3} {'tables':>7} {'trials':>6} {'optimal':>7} {'mean excess':>11} {'max':>6}")
+    print(f"Against the exhaustive optimum, round 4, W = {WEIGHT}, sizes 3/4/5")
+    print("(opt: share of trials at the optimum; mean, max: excess over it)")
+    header(f"{'n':>3} {'tables':>7} {'trials':>6}")
     for n in range(3, 13):
-        excesses: list[Fraction] = []
+        excesses: list[list[Fraction]] = [[] for _ in range(1 + len(CANDIDATES))]
         for _ in range(trials):
             ranked, met, points, byes = tournament(n, 3, rng)
-            pairing = pair_later_round(ranked, byes, met, points, SIZES, WEIGHT)
-            seated = sorted(p for t in pairing.tables for p in t)
-            parts = [len(t) for t in pairing.tables]
-            excesses.append(pairing.objective - optimum(seated, parts, met, points))
-        assert min(excesses) >= 0
-        optimal = sum(1 for e in excesses if e == 0) / trials
-        mean = float(sum(excesses, Fraction(0)) / trials)
-        shape = "+".join(map(str, fewest_byes(n, SIZES)[1]))
-        worst = float(max(excesses))
-        print(f"{n:>3} {shape:>7} {trials:>6} {optimal:>7.0%} {mean:>11.2f} {worst:>6.1f}")
+            tables, values = objectives(ranked, byes, met, points)
+            seated = sorted(p for t in tables for p in t)
+            best = optimum(seated, [len(t) for t in tables], met, points)
+            for column, value in zip(excesses, values, strict=True):
+                assert value >= best
+                column.append(value - best)
+        columns = " ".join(summary(column) for column in excesses)
+        print(f"{n:>3} {shape(n):>7} {trials:>6} {columns}")
+
+
+def larger(trials: int, seed: int) -> None:
+    rng = random.Random(seed)
+    print(f"Larger n, round 5, W = {WEIGHT}: against the best of the three procedures")
+    print("(opt: share of trials at that best; mean, max: excess over it; below: trials")
+    print(" where the candidate is below swap-1, never above: asserted)")
+    header(f"{'n':>3} {'tables':>7} {'trials':>6}", below=True)
+    for n in (13, 16, 20, 25, 32, 40):
+        excesses: list[list[Fraction]] = [[] for _ in range(1 + len(CANDIDATES))]
+        below = [0] * len(CANDIDATES)
+        for _ in range(trials):
+            ranked, met, points, byes = tournament(n, 4, rng)
+            _, values = objectives(ranked, byes, met, points)
+            for column, value in zip(excesses, values, strict=True):
+                column.append(value - min(values))
+            for c, value in enumerate(values[1:]):
+                below[c] += value < values[0]
+        columns = " ".join(summary(column) for column in excesses)
+        counts = "".join(f"{b:>10}" for b in below)
+        print(f"{n:>3} {shape(n):>7} {trials:>6} {columns}{counts}")
 
 
 def speed(n: int, seed: int) -> None:
-    """Times round 5's pairing of n players after 4 random rounds."""
+    """Times round 5's pairing of n players after 4 random rounds, by each procedure."""
     rng = random.Random(seed)
     players = list(range(1, n + 1))
     points = {p: Fraction(0) for p in players}
@@ -151,10 +225,14 @@ def speed(n: int, seed: int) -> None:
     start = time.perf_counter()
     pairing = pair_later_round(ranked, {}, met, points, SIZES, WEIGHT)
     elapsed = time.perf_counter() - start
-    print(
-        f"{n:>7} {len(pairing.tables):>7} {elapsed:>9.3f} "
-        f"{float(before):>12.1f} {float(pairing.objective):>12.1f}"
-    )
+    columns = f"{elapsed:>9.3f} {float(pairing.objective):>7.1f}"
+    for name in CANDIDATES:
+        improve = pairing_procedures.PROCEDURES[name]
+        start = time.perf_counter()
+        other = pairing_procedures.pair_later_round(ranked, {}, met, points, SIZES, WEIGHT, improve)
+        elapsed = time.perf_counter() - start
+        columns += f" {elapsed:>9.3f} {float(other.objective):>7.1f}"
+    print(f"{n:>7} {len(pairing.tables):>7} {float(before):>9.1f} {columns}")
 
 
 def main() -> None:
@@ -165,8 +243,12 @@ def main() -> None:
     started = time.perf_counter()
     quality(args.trials, args.seed)
     print()
+    larger(max(100, args.trials // 2), args.seed + 1)
+    print()
     print("pair_later_round at round 5 (4 random rounds before), W = 6, sizes 3/4/5")
-    print(f"{'players':>7} {'tables':>7} {'seconds':>9} {'cut value':>12} {'swap-1 value':>12}")
+    names = "".join(f"{name:>18}" for name in ("swap-1", *CANDIDATES))
+    print(f"{'':>25}{names}")
+    print(f"{'players':>7} {'tables':>7} {'cut value':>9}{'   seconds   value' * 3}")
     for n in (1_000, 10_000):
         speed(n, args.seed + n)
     print(f"\n(whole run {time.perf_counter() - started:.1f} s)")
