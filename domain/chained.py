@@ -4,6 +4,7 @@ answered, never applied twice."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -52,9 +53,13 @@ class Chained(Aggregate):
         aggregate.sealed[1] = chained
         return aggregate
 
-    def trigger_event(self, event_class: type[Any], **kwargs: Any) -> None:
-        """Every event carries the chain value over its own fields (Audit)."""
-        timestamp = event_class.create_timestamp()
+    def trigger_event(
+        self, event_class: type[Any], timestamp: datetime | None = None, **kwargs: Any
+    ) -> None:
+        """Every event carries the chain value over its own fields (Audit).
+        ``timestamp``: the moment it happened, when a fact names it (T8.1's
+        call); the clock's now otherwise."""
+        timestamp = timestamp or event_class.create_timestamp()
         version, type_ = self.version + 1, event_class.__name__
         chained = sealed_payload(self.chain_secret, self.id, version, type_, kwargs)
         if event_class.hidden:
@@ -62,9 +67,11 @@ class Chained(Aggregate):
         chain = next_chain(self.chain, event_record(self.id, version, type_, timestamp, chained))
         super().trigger_event(event_class, timestamp=timestamp, chain=chain, **kwargs)
 
-    def _trigger_all(self, facts: list[Fact], command: str) -> None:
+    def _trigger_all(
+        self, facts: list[Fact], command: str, timestamp: datetime | None = None
+    ) -> None:
         for cls, fields in facts:
-            self.trigger_event(cls, command=command, **fields)
+            self.trigger_event(cls, timestamp, command=command, **fields)
 
     def applied(self, event: Any) -> None:
         """Called by every event's ``apply``: the chain's head, and the command."""

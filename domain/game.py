@@ -7,6 +7,7 @@ records nothing.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -97,9 +98,10 @@ class Game(Chained):
         """R3.5: the seat's turns pass from now on (a turn in progress too)."""
         engine.run_move(self, Withdraw(seat), lambda facts: self._trigger_all(facts, command))
 
-    def call(self, time: str, by: str, command: str = "") -> None:
-        """T8.1: the game ends after the last seat's turn."""
-        self._trigger_all(engine.decide_call(self.state, time, by), command)
+    def call(self, time: datetime, by: str, command: str = "") -> None:
+        """T8.1: the game ends after the last seat's turn. The event's
+        timestamp is the command's time, which it records."""
+        self._trigger_all(engine.decide_call(self.state, time.isoformat(), by), command, time)
 
     def play(self, move: Move, command: str = "") -> None:
         """One move; a main action also ends the turn (R3.2)."""

@@ -93,7 +93,8 @@ class StandingsDoc:
 
     def to_json(self) -> Doc:
         state = self.model.state
-        return standings_doc(state.standings(), provisional=state.seed is None)
+        provisional = state.seed is None and not state.secret
+        return standings_doc(state.standings(), provisional=provisional)
 
 
 def standings_doc(rows: list[Row], *, provisional: bool = False, round_: int | None = None) -> Doc:

@@ -15,6 +15,7 @@ from uuid import UUID
 
 from domain import errors as E
 from domain.chained import Fact
+from domain.engine import MAX_CONTRIBUTION
 from domain.tournaments import exact
 from domain.tournaments.entrants import check_name
 from domain.tournaments.events import (
@@ -77,6 +78,8 @@ def decide_register(
         contribution.encode("utf-8")
     except UnicodeEncodeError:
         raise E.RegistrationError("the contribution is not valid text") from None
+    if len(contribution) > MAX_CONTRIBUTION:  # it seeds every game of the player's (R9.1)
+        raise E.RegistrationError(f"a seed contribution has at most {MAX_CONTRIBUTION} characters")
     player = len(state.registrations) + 1
     return [
         (

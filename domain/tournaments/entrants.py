@@ -51,6 +51,10 @@ def check_name(name: str, taken_keys: Collection[str]) -> str:
     key = name_key(name)
     if not key:
         raise RegistrationError("a name must hold more than white space")
+    # Our decision: a name is seated in its games as it is registered, and a
+    # game trims its seats' names (R2.1), so white space may not begin or end it.
+    if name != name.strip(WHITE_SPACE) or name != name.strip():
+        raise RegistrationError("a name may not begin or end with white space")
     if key in taken_keys:
         raise RegistrationError(f"the name {name!r} is taken in this tournament")
     return key

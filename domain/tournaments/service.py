@@ -97,7 +97,8 @@ class Tournaments:
     def register(
         self, tournament_id: UUID, name: str, contribution: str, token_hash: str, command: str = ""
     ) -> tuple[int, Outcome]:
-        """T2.1: returns the registration number (on a retry, the first's)."""
+        """T2.1: returns the registration number (on a retry, the first's,
+        found by its token; 0 for a retry without one)."""
         number: list[int] = []
 
         def act(t: Tournament) -> list[Game]:
@@ -105,11 +106,9 @@ class Tournaments:
             return []
 
         outcome = self._command(tournament_id, act, command)
-        if not number:
-            t = self.get(tournament_id)
-            number.append(
-                next(r.number for r in t.state.registrations if r.token_hash == token_hash)
-            )
+        if not number:  # a retry: the registration the token made
+            found = self.player_of(tournament_id, token_hash) if token_hash else None
+            number.append(found or 0)
         return number[0], outcome
 
     def drop(
@@ -178,10 +177,16 @@ class Tournaments:
             game = self.app._game(game_id, fresh=True)
             moment = now or datetime.now(UTC)
             t.check_call(game_id, moment, bool(game.state.withdrawn))
-            game.call(moment.isoformat(), by, caller.get("command", ""))
+            game.call(moment, by, caller.get("command", ""))
             return [game]
 
-        return self._as_organiser(tournament_id, act, games=lambda t: [game_id], **caller)
+        def replay(t: Tournament) -> int | None:  # the call is recorded in the game
+            command = caller.get("command", "")
+            return self.app._game(game_id, fresh=True).replay_of(command) if command else None
+
+        return self._as_organiser(
+            tournament_id, act, games=lambda t: [game_id], replay=replay, **caller
+        )
 
     def correct(
         self,
@@ -288,6 +293,7 @@ class Tournaments:
         command: str = "",
         expected_version: int | None = None,
         games: Callable[[Tournament], list[UUID]] | None = None,
+        replay: Callable[[Tournament], int | None] | None = None,
     ) -> Outcome:
         """An organiser's command: with ``organiser_hash`` (the caller's token
         hash), only the tournament's organiser may (none: the service's own
@@ -304,6 +310,7 @@ class Tournaments:
             authorise=authorise,
             games=games,
             expected_version=expected_version,
+            replay=replay,
         )
 
     def _start_game(self, tournament: Tournament, planned: TableGame) -> Game:
@@ -331,6 +338,7 @@ class Tournaments:
         authorise: Callable[[Tournament], None] | None = None,
         games: Callable[[Tournament], list[UUID]] | None = None,
         expected_version: int | None = None,
+        replay: Callable[[Tournament], int | None] | None = None,
     ) -> Outcome:
         """Run ``act`` on the tournament and save it with the games it
         returns. ``games`` names the existing games it will change: their
@@ -338,7 +346,8 @@ class Tournaments:
         read again under its own lock to check they are still the same.
         ``expected_version``: refused (VersionClashError) unless the
         tournament is at that version (If-Match); a retried command is
-        answered first."""
+        answered first, found by ``replay`` (the tournament's own command
+        ids, unless the command is recorded elsewhere: a call, in its game)."""
         from domain.application import Outcome
 
         for _ in range(RETRIES):
@@ -352,7 +361,9 @@ class Tournaments:
                     tournament = self.get(tournament_id)
                     if authorise is not None:
                         authorise(tournament)
-                    replayed = tournament.replay_of(command) if command else None
+                    replayed = None
+                    if command:
+                        replayed = replay(tournament) if replay else tournament.replay_of(command)
                     if replayed is not None:
                         return Outcome(None, replayed, replayed=True)
                     if expected_version is not None and tournament.version != expected_version:
@@ -404,7 +415,7 @@ def settings_of(tournament: Tournament) -> tuple[Any, ...]:
         s.weight,
         s.late_until,
         s.time_limit,
-        s.planned_rounds,
+        s.asked_rounds,
         s.beacon,
     )
 

@@ -83,6 +83,7 @@ class TournamentState:
     late_until: int
     time_limit: int | None
     planned_rounds: int | None  # T1.1: fixed at round 1's pairing when None
+    asked_rounds: int | None  # as TournamentCreated named them
     beacon: str  # T1.3: the beacon named, "" for none
     unicode_version: str
     registrations: list[Registration] = field(default_factory=list)
@@ -112,6 +113,7 @@ class TournamentState:
             late_until=p["late_until"],
             time_limit=p["time_limit"],
             planned_rounds=p["rounds"],
+            asked_rounds=p["rounds"],
             beacon=p["beacon"],
             unicode_version=p["unicode_version"],
         )
@@ -272,6 +274,7 @@ class TournamentState:
 
     def on_TournamentFinished(self, p: Payload) -> None:  # T9.3
         self.finished = True
+        self.secret = p["secret"]  # revealed: the read side has it from now on
 
 
 TournamentState.handlers = _handlers_of(TournamentState)

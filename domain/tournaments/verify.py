@@ -735,6 +735,12 @@ class _Check:
                     now = _time(p["time"])
                 except ValueError as e:
                     raise Failure(record, f"T8.1: the call's time: {e}") from None
+                if p["time"] != record.timestamp:  # the command's time is when it was recorded
+                    raise Failure(
+                        record,
+                        f"T8.1: the call names the time {p['time']}, but it was recorded "
+                        f"at {record.timestamp}",
+                    )
                 try:
                     decide.check_call(state, game, now, withdrawn)
                 except RuleError as e:

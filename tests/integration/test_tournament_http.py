@@ -402,3 +402,22 @@ def test_the_tournament_its_rounds_and_standings_are_read_from_the_projection(
 def version_position(app: Flask) -> int:
     """The log's last position."""
     return int(app.extensions["opus"].opus.recorder.max_notification_id() or 0)
+
+
+def test_standings_served_after_a_finish_before_round_one_are_the_recorded_ones(
+    tmp_path: Path,
+) -> None:
+    app = embedded_app(tmp_path, run_projections=True)
+    client = app.test_client()
+    try:
+        tournament, organiser = create(client)
+        register(client, tournament, NAMES[:6])
+        finished = organiser_post(client, f"/tournaments/{tournament}/finish", organiser)
+        after = finished.json["position"]
+        doc = client.get(f"/tournaments/{tournament}?after={after}").json["data"]
+        served = client.get(f"/tournaments/{tournament}/standings?after={after}").json["data"]
+        assert "provisional" not in served  # the finish revealed the secret (T9.3)
+        assert served["digest"] == doc["finished"]["standings"]  # T6.1 (4) by the seed
+        assert served["rows"] == [row.to_json() for row in state(app, tournament).standings()]
+    finally:
+        app.extensions["opus"].close()

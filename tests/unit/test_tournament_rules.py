@@ -248,7 +248,9 @@ def test_T5_1_results_hold_places_scores_and_the_games_head(app: Opus) -> None:
             assert place == 1 + sum(other > keys[k] for other in keys)
 
 
-def test_T7_1_to_T7_3_corrections_and_penalties_add_never_rewrite_and_are_counted(app: Opus) -> None:
+def test_T7_1_to_T7_3_corrections_and_penalties_add_never_rewrite_and_are_counted(
+    app: Opus,
+) -> None:
     tournament = entered(app, 4)
     app.tournaments.pair(tournament)
     with pytest.raises(CorrectionError, match=r"T7.1"):
@@ -402,3 +404,41 @@ def test_a_refused_command_changes_nothing(app: Opus) -> None:
         with pytest.raises(Exception, match=r"T"):
             refused()
     assert app.tournaments.get(tournament).version == version
+
+
+# ---- found in review ---------------------------------------------------------------
+
+
+def test_T2_1_a_name_is_seated_as_registered_so_white_space_may_not_pad_it(app: Opus) -> None:
+    tournament = entered(app, 0)
+    for padded in (" Ada", "Ada ", "Ada\u00a0", "\u3000Ada"):
+        with pytest.raises(RegistrationError, match=r"T2\.1"):
+            app.tournaments.register(tournament, padded, "", token(1))
+    with pytest.raises(RegistrationError, match=r"T2\.1"):  # it would seed every game (R9.1)
+        app.tournaments.register(tournament, "Ada", "x" * 257, token(1))
+    assert app.tournaments.get(tournament).version == 1
+
+
+def test_T8_1_a_retried_call_is_answered_and_its_key_is_for_that_call_only(app: Opus) -> None:
+    from domain.errors import IdempotencyConflictError
+
+    tournament = entered(app, 8)
+    app.tournaments.pair(tournament)
+    first, second = app.tournaments.get(tournament).state.rounds[0].tables
+    app.tournaments.drop(tournament, first.players[0])
+    app.tournaments.drop(tournament, second.players[0])
+    called = app.tournaments.call(tournament, first.game, "arbiter", command="k:1")
+    again = app.tournaments.call(tournament, first.game, "arbiter", command="k:1")
+    assert not called.replayed and again.replayed
+    assert log_of(app, first.game).count("GameCalled") == 1
+    with pytest.raises(IdempotencyConflictError):
+        app.tournaments.call(tournament, first.game, "someone else", command="k:2")
+
+
+def test_a_retried_create_is_answered_after_round_one_fixed_the_rounds(app: Opus) -> None:
+    tournament, _ = app.tournaments.create("Cup", ORGANISER, command="key:a")
+    for n in range(1, 5):
+        app.tournaments.register(tournament, f"P{n}", "", token(n))
+    app.tournaments.pair(tournament)
+    again, outcome = app.tournaments.create("Cup", ORGANISER, command="key:a")
+    assert again == tournament and outcome.replayed

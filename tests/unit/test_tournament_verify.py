@@ -444,6 +444,13 @@ def test_a_game_called_before_the_round_time_is_up_fails_T8_1() -> None:
     called = next(r for r in log.games[game] if r.type == "GameCalled")
     early = (paired + timedelta(seconds=59)).isoformat()
     log.rewrite_game(game, called.version, lambda p: p.update(time=early))
+    assert failure(log).reason.startswith("T8.1: the call names the time")
+    # the forger moves the record's own timestamp too: the time limit catches it
+    records = log.games[game]
+    i = called.version - 1
+    records[i] = replace(records[i], timestamp=early)
+    log.games[game] = rechain(records)
+    log.rehead(game, log.games[game][-1].chain)
     assert failure(log).reason.startswith("T8.1: round 1's time is up at")
 
 
