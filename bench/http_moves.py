@@ -13,7 +13,6 @@ import argparse
 import multiprocessing
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -23,21 +22,13 @@ from pathlib import Path
 
 import requests
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from domain.application import Opus
-from domain.moves import move_to_dict
-from tests.moves_http import move_from_dict, move_request
-from tests.settings import test_postgres_env
-
 ROOT = Path(__file__).resolve().parent.parent
-POSTGRES = test_postgres_env()
+sys.path.insert(0, str(ROOT))
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from bench.layout import POSTGRES, api_command, free_port, stop, wait_ready  # noqa: E402
+from domain.application import Opus  # noqa: E402
+from domain.moves import move_to_dict  # noqa: E402
+from tests.moves_http import move_from_dict, move_request  # noqa: E402
 
 
 def http_client(base: str, moves: int, rng: random.Random, latencies: list[float]) -> int:
@@ -128,34 +119,11 @@ def main() -> None:
         "REDIS_URL": "redis://127.0.0.1:6379/0",
         "OPUS_RUN_PROJECTIONS": "0",
     }
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "-w",
-            str(args.workers),
-            "-k",
-            "gthread",
-            "--threads",
-            "8",
-            "-b",
-            f"127.0.0.1:{port}",
-            "--log-level",
-            "warning",
-            "api.app:create_app()",
-        ],
-        cwd=ROOT,
-        env=env,
-    )
+    server = subprocess.Popen(api_command(port, args.workers, 8), cwd=ROOT, env=env)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(100):
-            try:
-                if requests.get(f"{base}/readyz", timeout=2).ok:
-                    break
-            except requests.RequestException:  # not up yet
-                time.sleep(0.1)
+        # Up is enough: no projector runs here, so /readyz may report lagging views.
+        wait_ready(base, [server], path="/healthz")
         # Clients run in separate processes (four threads each), so the load
         # generator is not held back by one interpreter's lock.
         started = time.perf_counter()
@@ -168,8 +136,7 @@ def main() -> None:
         counts = [n for done, _ in results for n in done]
         latencies = [x for _, lat in results for x in lat]
     finally:
-        server.terminate()
-        server.wait(10)
+        stop([server])
     http_rate = sum(counts) / seconds
     q = statistics.quantiles(latencies, n=100)
     local_done, local_seconds = in_process(POSTGRES, args.clients, args.moves, seed=1)

@@ -1,6 +1,6 @@
 """Open event streams against /healthz and moves, on the production layout.
 
-The bench starts the production layout on 127.0.0.1 itself: the API under
+The bench starts the production layout on 127.0.0.1 itself (bench/layout.py): the API under
 gunicorn (gthread, as docker-compose.yml), the stream service under gunicorn
 with gevent workers (``api.stream:create_stream_app()``) and an ``opus
 project`` process, on PostgreSQL (a schema of its own) and Redis (a prefix of
@@ -17,37 +17,29 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import os
 import random
 import resource
 import selectors
 import socket
 import statistics
-import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
 
 import requests
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.layout import Layout, add_arguments, production  # noqa: E402
 from tests.moves_http import move_request  # noqa: E402
-from tests.redis_keys import drop_prefix  # noqa: E402
-from tests.settings import test_postgres_env  # noqa: E402
 
-POSTGRES = test_postgres_env()
-REDIS_URL = os.environ.get("OPUS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-OPUS = str(Path(sys.executable).parent / "opus")
+__all__ = ["Game", "Layout", "Streams", "production"]
+
 PROBE_TIMEOUT = 5.0  # a /healthz or a move slower than this counts as failed
 
 
@@ -168,127 +160,6 @@ def _nofile(needed: int) -> tuple[int, int]:
     if hard != resource.RLIM_INFINITY and hard < needed:
         raise SystemExit(f"the open-file limit ({hard}) is below the {needed} needed")
     return max(soft, needed), hard
-
-
-# ---- the production layout ---------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@dataclass
-class Layout:
-    api: str
-    streams: str
-    stream_port: int
-
-
-def gunicorn(app: str, port: int, *worker: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "gunicorn",
-        *worker,
-        "-b",
-        f"127.0.0.1:{port}",
-        "--log-level",
-        "warning",
-        app,
-    ]
-
-
-def api_command(port: int, workers: int, threads: int) -> list[str]:
-    worker = ["-w", str(workers), "-k", "gthread", "--threads", str(threads)]
-    return gunicorn("api.app:create_app()", port, *worker)
-
-
-def stream_command(port: int, workers: int, connections: int) -> list[str]:
-    worker = ["-w", str(workers), "-k", "gevent", "--worker-connections", str(connections)]
-    return gunicorn("api.stream:create_stream_app()", port, *worker)
-
-
-def wait_ready(base: str, processes: list[subprocess.Popen[bytes]]) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if any(p.poll() is not None for p in processes):
-            raise SystemExit("a server exited while starting")
-        try:
-            if requests.get(f"{base}/readyz", timeout=2).ok:
-                return
-        except requests.RequestException:  # not listening yet
-            pass
-        time.sleep(0.1)
-    raise SystemExit(f"{base} did not come up")
-
-
-def stop(processes: list[subprocess.Popen[bytes]]) -> None:
-    for p in processes:
-        if p.poll() is None:
-            p.terminate()
-    for p in processes:
-        try:
-            p.wait(15)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
-
-
-@contextmanager
-def postgres_schema() -> Iterator[str]:
-    import psycopg
-
-    name = f"bench_{uuid.uuid4().hex[:10]}"
-    connect: dict[str, Any] = dict(
-        dbname=POSTGRES["POSTGRES_DBNAME"],
-        host=POSTGRES["POSTGRES_HOST"],
-        port=POSTGRES["POSTGRES_PORT"],
-        user=POSTGRES["POSTGRES_USER"],
-        password=POSTGRES["POSTGRES_PASSWORD"] or None,
-        autocommit=True,
-    )
-    with psycopg.connect(**connect) as db:
-        db.execute(f"CREATE SCHEMA {name}")
-    try:
-        yield name
-    finally:
-        with psycopg.connect(**connect) as db:
-            db.execute(f"DROP SCHEMA {name} CASCADE")
-
-
-@contextmanager
-def production(args: argparse.Namespace) -> Iterator[Layout]:
-    """API, stream service and projector on a fresh schema and Redis prefix."""
-    prefix = f"bench-{uuid.uuid4().hex[:8]}:"
-    with postgres_schema() as schema:
-        env = {
-            **os.environ,
-            **POSTGRES,
-            "POSTGRES_SCHEMA": schema,
-            "REDIS_URL": REDIS_URL,
-            "OPUS_REDIS_PREFIX": prefix,
-            "OPUS_RUN_PROJECTIONS": "0",
-        }
-        api_port, stream_port = free_port(), free_port()
-        processes: list[subprocess.Popen[bytes]] = []
-        try:
-            for command in (
-                api_command(api_port, args.api_workers, args.api_threads),
-                stream_command(stream_port, args.stream_workers, args.worker_connections),
-                [OPUS, "project"],
-            ):
-                processes.append(subprocess.Popen(command, cwd=ROOT, env=env))
-            layout = Layout(
-                f"http://127.0.0.1:{api_port}", f"http://127.0.0.1:{stream_port}", stream_port
-            )
-            wait_ready(layout.api, processes)
-            wait_ready(layout.streams, processes)
-            yield layout
-        finally:
-            stop(processes)
-            drop_prefix(REDIS_URL, prefix)
 
 
 # ---- the load: moves and health probes --------------------------------------------------
@@ -452,10 +323,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="of each measurement")
     parser.add_argument("--watched", type=int, default=10, help="games the streams watch")
     parser.add_argument("--players", type=int, default=2, help="clients playing their own games")
-    parser.add_argument("--api-workers", type=int, default=4)
-    parser.add_argument("--api-threads", type=int, default=8)
-    parser.add_argument("--stream-workers", type=int, default=2)
-    parser.add_argument("--worker-connections", type=int, default=2000)
+    add_arguments(parser)
     args = parser.parse_args()
     # The servers inherit the limit: each stream is a socket in the stream service.
     resource.setrlimit(resource.RLIMIT_NOFILE, _nofile(args.streams + 1024))
