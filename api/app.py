@@ -18,6 +18,7 @@ from flask_smorest import Api
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import (
+    analytics_http,
     catalog_http,
     commands_http,
     docs,
@@ -38,6 +39,7 @@ from api.ratelimit import (
 )
 from api.runtime import Services
 from api.schemas import ErrorSchema
+from api.web import pages
 from infra.bootstrap import open_services
 from infra.broker import RedisBroker
 from infra.settings import Settings
@@ -72,6 +74,7 @@ def create_app(config: Settings | Mapping[str, str | None] | None = None) -> Fla
         OPENAPI_SWAGGER_UI_PATH="docs",
         OPENAPI_SWAGGER_UI_URL=docs.ASSETS_URL,  # served from the package, never a CDN
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
+        OPUS_ANALYTICS_DIR=settings.analytics_dir,  # GET /analytics/{question}'s snapshot
     )
     services = build_services(settings)
     app.extensions["opus"] = services
@@ -85,10 +88,12 @@ def create_app(config: Settings | Mapping[str, str | None] | None = None) -> Fla
         catalog_http.blp,
         tournaments_http.blp,
         tournament_queries_http.blp,
+        analytics_http.blp,
     )
     for blueprint in blueprints:
         api.register_blueprint(blueprint)
     app.register_blueprint(docs.assets)
+    app.register_blueprint(pages.blp)  # the web client: plain Flask, not in the OpenAPI spec
     if settings.trusted_proxies:  # the client's address, for the rate limit
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
     limit = RateLimit.parse(settings.rate_limit)

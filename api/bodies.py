@@ -17,13 +17,18 @@ from flask import Flask, current_app, request
 from api.errors import ApiError
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+# The web client's pages post forms and files, and check their own bodies
+# (api/web/pages.py): these checks are the API's.
+OWN_BODY_CHECKS = frozenset({"pages"})
 
 
-def _limit_chunked_body() -> None:
+def limit_chunked_body(limit: int | None = None) -> None:
     """A chunked body has no length to check before it is read, and werkzeug
     cuts it at the limit silently: read one byte past the limit here, refuse
-    it (413) if it is longer, else hand it on with its length known."""
-    limit = current_app.config.get("MAX_CONTENT_LENGTH")
+    it (413) if it is longer, else hand it on with its length known. The
+    limit is the app's (``MAX_CONTENT_LENGTH``) unless one is given."""
+    if limit is None:
+        limit = current_app.config.get("MAX_CONTENT_LENGTH")
     environ = request.environ
     if limit is None or request.content_length is not None:
         return
@@ -42,7 +47,9 @@ def register_body_checks(app: Flask) -> None:
     def check_body() -> None:
         if request.method not in BODY_METHODS or request.url_rule is None:
             return  # routing errors (404, 405) come first
-        _limit_chunked_body()
+        if request.blueprint in OWN_BODY_CHECKS:
+            return
+        limit_chunked_body()
         data = request.get_data(cache=True)  # 413 past the limit
         if not data.strip():
             return

@@ -255,6 +255,39 @@ def play(game_id: UUID, move: Move) -> dict[str, Any]:
     return outcome(game_id, result)
 
 
+MOVE_SCHEMAS: dict[str, type[Any]] = {
+    "discard": DiscardSchema,
+    "assemble": AssembleSchema,
+    "place": PlaceSchema,
+    "cast": CastSchema,
+    "pass": PassSchema,
+}
+
+
+def move_of(kind: str, args: dict[str, Any]) -> Move:
+    """The move a request makes: its kind (the path's last part) and its body
+    as ``MOVE_SCHEMAS[kind]`` loads it (``move_request``'s inverse). The web
+    client's moves come here too (api/web/pages.py)."""
+    if kind == "discard":
+        return Discard(UNSEATED, args["card"])
+    if kind == "assemble":
+        components = args["components"]
+        sources = tuple(c["source"] for c in components)
+        return Assemble(
+            UNSEATED,
+            args["card"],
+            tuple(c["card"] for c in components),
+            sources if any(sources) else (),
+        )
+    if kind == "place":
+        return Place(UNSEATED, args["column"], args["card"], args["source"])
+    if kind == "cast":
+        return Cast(UNSEATED, args["spell"], args["card"], args["recipe"], args["column"])
+    if kind == "pass":
+        return Pass(UNSEATED)
+    raise ValueError(f"no move {kind!r}")
+
+
 @blp.route("/<uuid:game_id>/discard")
 class DiscardMove(MethodView):
     @blp.arguments(DiscardSchema)
@@ -262,7 +295,7 @@ class DiscardMove(MethodView):
     @blp.response(201, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """R4.1: discard a card from your hand onto its cabinet stack."""
-        return play(game_id, Discard(UNSEATED, args["card"]))
+        return play(game_id, move_of("discard", args))
 
 
 @blp.route("/<uuid:game_id>/assemble")
@@ -272,16 +305,7 @@ class AssembleMove(MethodView):
     @blp.response(201, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """R4.2: assemble a recipe from your hand with the named components."""
-
-        components = args["components"]
-        sources = tuple(c["source"] for c in components)
-        move = Assemble(
-            UNSEATED,
-            args["card"],
-            tuple(c["card"] for c in components),
-            sources if any(sources) else (),
-        )
-        return play(game_id, move)
+        return play(game_id, move_of("assemble", args))
 
 
 @blp.route("/<uuid:game_id>/place")
@@ -291,8 +315,7 @@ class PlaceMove(MethodView):
     @blp.response(201, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """R4.5: place a card into the next stage of one of your columns."""
-
-        return play(game_id, Place(UNSEATED, args["column"], args["card"], args["source"]))
+        return play(game_id, move_of("place", args))
 
 
 @blp.route("/<uuid:game_id>/cast")
@@ -303,9 +326,7 @@ class CastMove(MethodView):
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """R6: cast a spell (Knowledge: card; Transformation: card and recipe;
         Destruction: recipe and the card to keep; Transmutation: column)."""
-        return play(
-            game_id, Cast(UNSEATED, args["spell"], args["card"], args["recipe"], args["column"])
-        )
+        return play(game_id, move_of("cast", args))
 
 
 @blp.route("/<uuid:game_id>/pass")
@@ -315,4 +336,4 @@ class PassMove(MethodView):
     @blp.response(201, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """R3.3: pass, when no main action is legal or the deck is empty."""
-        return play(game_id, Pass(UNSEATED))
+        return play(game_id, move_of("pass", args))

@@ -156,6 +156,18 @@ class LeaderboardQuery(MethodView):
         return view("leaderboard", args, lambda q: q.leaderboard(args["limit"]))
 
 
+@blp.route("/lobby")
+class LobbyQuery(MethodView):
+    @blp.arguments(LimitSchema, location="query")
+    @blp.response(200, ViewSchema)
+    @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
+    def get(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The games open to join and those running (the latest ``limit`` of
+        each), the last games to end, and the tournaments: what the web
+        client's lobby shows."""
+        return view("lobby", args, lambda q: q.lobby(args["limit"]))
+
+
 @blp.route("/games/<uuid:game_id>/legal-moves")
 class LegalMovesQuery(MethodView):
     @blp.doc(**docs.TOKEN)

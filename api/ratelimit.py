@@ -29,6 +29,8 @@ LIMITED_ENDPOINTS = frozenset(
         "commands.Players",
         "tournament_commands.Tournaments",
         "tournament_commands.Players",
+        "pages.create",  # the web client's create and join (api/web/pages.py)
+        "pages.join",
     }
 )
 MAX_CLIENTS = 100_000  # clients remembered by one process

@@ -28,7 +28,10 @@ default, ``eventsourcing.postgres``, or ``eventsourcing.popo`` in memory),
   or not);
 - ``OPUS_RUNNER_CHECK_SECONDS`` (1): how often an idle projection runner
   checks that its view still stands where it left it in the view store
-  (a Redis restarted empty, or from an older snapshot, is caught up at once).
+  (a Redis restarted empty, or from an older snapshot, is caught up at once);
+- ``OPUS_ANALYTICS_DIR`` (``./var/analytics``): the analytics' folder: the
+  Parquet export in ``parquet/``, the latest report in ``report/``, whose
+  ``report.json`` ``GET /analytics/{question}`` serves.
 
 The batch sizes and the reconnect timeout are the command line's options.
 """
@@ -70,6 +73,7 @@ DEFAULT_REBUILD_BATCH_SIZE = REBUILD_BATCH_SIZE
 DEFAULT_RECONNECT_TIMEOUT = RECONNECT_TIMEOUT
 DEFAULT_READY_MAX_LAG = 1000  # positions of the log a view may lag and still be ready
 DEFAULT_RUNNER_CHECK_SECONDS = CHECK_INTERVAL
+DEFAULT_ANALYTICS_DIR = "./var/analytics"  # the Parquet export and the latest report
 
 SQLITE = "eventsourcing.sqlite"
 POSTGRES = "eventsourcing.postgres"
@@ -139,6 +143,7 @@ class Settings:
     inactivity_seconds: float = DEFAULT_INACTIVITY_SECONDS
     rate_limit: str = DEFAULT_RATE_LIMIT
     trusted_proxies: int = DEFAULT_TRUSTED_PROXIES
+    analytics_dir: str = DEFAULT_ANALYTICS_DIR
 
     @classmethod
     def from_env(
@@ -177,6 +182,7 @@ class Settings:
             ),
             rate_limit=env.get("OPUS_RATE_LIMIT", DEFAULT_RATE_LIMIT),
             trusted_proxies=_number(env, "OPUS_TRUSTED_PROXIES", int, DEFAULT_TRUSTED_PROXIES),
+            analytics_dir=env.get("OPUS_ANALYTICS_DIR") or DEFAULT_ANALYTICS_DIR,
         )
 
     @property

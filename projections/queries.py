@@ -18,6 +18,7 @@ from uuid import UUID
 
 from projections.hands import Hands
 from projections.leaderboard import Leaderboard
+from projections.lobby import Lobby
 from projections.move_log import MoveLog
 from projections.ports import ViewStore, namespace
 from projections.scoreboard import Scoreboard
@@ -105,6 +106,20 @@ class Queries:
         ns = self._ready(TableView.name, after, timeout, generation)
         text = self.store.get(ns, str(game_id))
         return None if text is None else dict(json.loads(text))
+
+    def cabinet(
+        self,
+        game_id: UUID | str,
+        *,
+        after: int | None = None,
+        timeout: float = WAIT_TIMEOUT,
+        generation: str | None = None,
+    ) -> dict[str, list[int]]:
+        """Every cabinet stack of a running or ended game, whole (bottom
+        first): the public view shows only the tops; empty before the start."""
+        ns = self._ready(TableView.name, after, timeout, generation)
+        text = self.store.get(ns, f"{game_id}:cabinet")
+        return {} if text is None else {k: list(v) for k, v in json.loads(text).items()}
 
     def seats(
         self,
@@ -232,3 +247,49 @@ class Queries:
         key = f"{tournament_id}:standings" + (f":{round_}" if round_ is not None else "")
         text = self.store.get(ns, key)
         return None if text is None else dict(json.loads(text))
+
+    def lobby(
+        self,
+        limit: int = 50,
+        *,
+        after: int | None = None,
+        timeout: float = WAIT_TIMEOUT,
+        generation: str | None = None,
+    ) -> dict[str, list[dict[str, Any]]]:
+        """The games open to join and running (the latest ``limit`` of each,
+        newest first), the last games to end (latest first) and the
+        tournaments (newest first), as projections/lobby.py keeps them."""
+        ns = self._ready(Lobby.name, after, timeout, generation)
+
+        def latest(key: str) -> list[dict[str, Any]]:
+            ranked = sorted(self.store.scores(ns, key).items(), key=lambda m: -m[1])[:limit]
+            return self._docs(ns, [member for member, _ in ranked])
+
+        ended = self.store.get(ns, "ended")
+        return {
+            "open": latest("open"),
+            "running": latest("running"),
+            "ended": self._docs(ns, list(reversed(json.loads(ended))) if ended else []),
+            "tournaments": latest("tournaments"),
+        }
+
+    def lobby_game(
+        self,
+        game_id: UUID | str,
+        *,
+        after: int | None = None,
+        timeout: float = WAIT_TIMEOUT,
+        generation: str | None = None,
+    ) -> dict[str, Any] | None:
+        """What the lobby holds of one game (its rule-set variant among it)."""
+        ns = self._ready(Lobby.name, after, timeout, generation)
+        text = self.store.get(ns, str(game_id))
+        return None if text is None else dict(json.loads(text))
+
+    def _docs(self, ns: str, keys: list[str]) -> list[dict[str, Any]]:
+        docs = []
+        for key in keys:
+            text = self.store.get(ns, key)
+            if text is not None:
+                docs.append(dict(json.loads(text)))
+        return docs

@@ -5,6 +5,7 @@ from __future__ import annotations
 from projections.base import ViewProjection
 from projections.hands import Hands
 from projections.leaderboard import Leaderboard
+from projections.lobby import Lobby
 from projections.move_log import MoveLog
 from projections.scoreboard import Scoreboard
 from projections.seats import Seats
@@ -13,7 +14,7 @@ from projections.tournaments import Tournaments
 
 PROJECTIONS: dict[str, type[ViewProjection]] = {
     cls.name: cls
-    for cls in (TableView, Hands, Scoreboard, MoveLog, Leaderboard, Seats, Tournaments)
+    for cls in (TableView, Hands, Scoreboard, MoveLog, Leaderboard, Seats, Tournaments, Lobby)
 }
 
 

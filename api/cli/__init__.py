@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import click
 
+from api.cli.analytics import analytics
 from api.cli.log import export, verify
 from api.cli.read_side import project, rebuild, view
 from api.cli.serve import serve
@@ -32,3 +33,4 @@ main.add_command(project)
 main.add_command(rebuild)
 main.add_command(view)
 main.add_command(tournament)
+main.add_command(analytics)

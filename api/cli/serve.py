@@ -15,12 +15,15 @@ from api.app import create_app
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
 def serve(host: str, port: int) -> None:
-    """Run the API: SQLite event store and views by default, projections in a
+    """Run the web client and the API: SQLite event store and views by default, projections in a
     background thread. Production runs gunicorn 'api.app:create_app()' with
     PostgreSQL, Redis and separate 'opus project' processes."""
     app = create_app()
     server = make_server(host, port, app, threaded=True)
-    click.echo(f"Opus listening on http://{host}:{server.server_port} (docs at /docs)")
+    click.echo(
+        f"Opus listening on http://{host}:{server.server_port} "
+        "(the web client's lobby at /, the API's docs at /docs)"
+    )
     # SIGTERM stops it as Ctrl-C does: the runners and stores close cleanly.
     signal.signal(
         signal.SIGTERM,

@@ -26,13 +26,10 @@ from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.disclosure import AUDITOR, ORGANISER, PUBLIC, Audience, disclose, seat
+from domain.disclosure import AUDITOR, ORGANISER, PUBLIC, disclose, seat
 from tests.apps import embedded_app
-from tests.leaks import card_ids
+from tests.leaks import Knowledge, card_ids
 from tests.moves_http import move_request
-
-HIDDEN = {"CardsDealt": "hands", "CardsDrawn": "cards", "GameCreated": "secret"}  # R1.3, R9.1
-ENVELOPE = {"originator_id", "originator_version", "timestamp", "chain", "originator_topic"}
 
 
 @pytest.fixture(scope="module")
@@ -45,37 +42,6 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
-
-
-class Knowledge:
-    """What each audience may know of one game, from its recorded events."""
-
-    def __init__(self, events: list[Any]) -> None:
-        self.ended = any(type(e).__name__ == "GameEnded" for e in events)
-        self.public: set[int] = set()
-        self.own: dict[int, set[int]] = {}
-        self.every: set[int] = set()
-        for event in events:
-            kind = type(event).__name__
-            fields = {k: v for k, v in vars(event).items() if k not in ENVELOPE}
-            hidden = HIDDEN.get(kind)
-            self.every |= card_ids(fields)
-            self.public |= card_ids({k: v for k, v in fields.items() if k != hidden})
-            if kind == "CardsDealt":
-                for k, hand in enumerate(event.hands):
-                    self.own.setdefault(k, set()).update(hand)
-            elif kind == "CardsDrawn":
-                self.own.setdefault(event.player, set()).update(event.cards)
-
-    def known(self, audience: Audience) -> set[int]:
-        if self.ended:
-            return self.every
-        if audience.kind == "seat" and audience.seat is not None:
-            return self.public | self.own.get(audience.seat, set())
-        return self.public
-
-    def unknown(self, audience: Audience) -> set[int]:
-        return self.every - self.known(audience)
 
 
 def stream(client: FlaskClient, game_id: str, version: int) -> list[dict[str, Any]]:

@@ -1,0 +1,439 @@
+// Opus web client: live tables, moves, replay stepping. No build step, no
+// dependency: the pages are rendered by the server (api/web/), and this
+// script only swaps in fragments the server renders with the same
+// templates. It never reads a token (the seat's is an HttpOnly cookie); its
+// posts carry the page's CSRF token in the X-CSRF-Token header.
+"use strict";
+
+(function () {
+  function csrf() {
+    const meta = document.querySelector('meta[name="csrf-token"]');
+    return meta ? meta.content : "";
+  }
+
+  function fromHTML(html) {
+    const template = document.createElement("template");
+    template.innerHTML = html.trim();
+    return template.content;
+  }
+
+  function announce(text) {
+    const region = document.getElementById("announce");
+    if (region && text && region.textContent !== text) {
+      region.textContent = text;
+    }
+  }
+
+  function notice(text) {
+    const region = document.getElementById("notice");
+    if (region) {
+      region.textContent = text || "";
+    }
+  }
+
+  // ---- a card's moves: pick a card, then one of its moves ----------------------
+
+  function panelOf(button) {
+    return document.getElementById(button.getAttribute("aria-controls"));
+  }
+
+  function setOpen(button, open) {
+    const panel = panelOf(button);
+    if (!panel) {
+      return;
+    }
+    button.setAttribute("aria-expanded", open ? "true" : "false");
+    panel.hidden = !open;
+  }
+
+  function toggle(button) {
+    const open = button.getAttribute("aria-expanded") !== "true";
+    for (const other of document.querySelectorAll('.pick[aria-expanded="true"]')) {
+      if (other !== button) {
+        setOpen(other, false);
+      }
+    }
+    setOpen(button, open);
+    if (open) {
+      const first = panelOf(button).querySelector("button.move");
+      if (first) {
+        first.focus();
+      }
+    }
+  }
+
+  // ---- the table: live over the game's event stream ---------------------------------
+
+  function initTable() {
+    const live = document.getElementById("live");
+    const layout = document.querySelector(".table-layout");
+    if (!live || !layout) {
+      return;
+    }
+    const game = live.dataset.game;
+    const types = (layout.dataset.events || "").split(" ").filter(Boolean);
+    let wanted = Number(live.dataset.position || 0);
+    let busy = false;
+    let again = false;
+    let timer = null;
+    let ended = live.dataset.status === "ended";
+
+    function lastLogVersion() {
+      const items = document.querySelectorAll("#log > li");
+      return items.length ? Number(items[items.length - 1].dataset.version) : 0;
+    }
+
+    function swap(html) {
+      const current = document.getElementById("live");
+      const next = fromHTML(html).firstElementChild;
+      if (!current || !next) {
+        return;
+      }
+      const active = document.activeElement;
+      const inside = active && current.contains(active);
+      const focusId = inside ? active.id : null;
+      const focusFor = inside && active.dataset ? active.dataset.for : null;
+      const open = Array.from(current.querySelectorAll('.pick[aria-expanded="true"]')).map(
+        (b) => b.id,
+      );
+      current.replaceWith(next);
+      for (const id of open) {
+        const button = document.getElementById(id);
+        if (button) {
+          setOpen(button, true);
+        }
+      }
+      if (inside) {
+        let target = focusId ? document.getElementById(focusId) : null;
+        if (!target && focusFor) {
+          target = document.getElementById("pick-" + focusFor);
+        }
+        (target || document.getElementById("live-h")).focus();
+      }
+      announce(next.dataset.announce);
+      if (next.dataset.status === "ended") {
+        ended = true;
+      }
+    }
+
+    async function refreshLog(after) {
+      const whole = ended;
+      const since = whole ? 0 : lastLogVersion();
+      const response = await fetch(
+        `/table/${game}/log?since=${since}&after=${after}`,
+        { headers: { Accept: "text/html" }, credentials: "same-origin" },
+      );
+      if (!response.ok) {
+        return;
+      }
+      const items = fromHTML(await response.text());
+      const list = document.getElementById("log");
+      const atEnd = list.scrollTop + list.clientHeight >= list.scrollHeight - 8;
+      if (whole) {
+        list.replaceChildren(items);
+      } else {
+        list.append(items);
+      }
+      if (atEnd) {
+        list.scrollTop = list.scrollHeight;
+      }
+    }
+
+    async function refresh() {
+      if (busy) {
+        again = true;
+        return;
+      }
+      busy = true;
+      try {
+        do {
+          again = false;
+          const after = wanted;
+          const response = await fetch(`/table/${game}/view?after=${after}`, {
+            headers: { Accept: "text/html" },
+            credentials: "same-origin",
+          });
+          if (response.ok) {
+            swap(await response.text());
+          }
+          await refreshLog(after);
+          const shown = document.getElementById("live");
+          if (shown && shown.dataset.fresh === "false") {
+            again = true; // a view was behind: ask again
+            await new Promise((resolve) => setTimeout(resolve, 200));
+          }
+        } while (again);
+      } catch (error) {
+        setTimeout(schedule, 1000);
+      } finally {
+        busy = false;
+      }
+    }
+
+    function schedule() {
+      clearTimeout(timer);
+      timer = setTimeout(refresh, 25);
+    }
+
+    const log = document.getElementById("log");
+    if (log) {
+      log.scrollTop = log.scrollHeight;
+    }
+
+    const stream = new EventSource(`/games/${game}/events?after_version=${live.dataset.version}`);
+    function heard(event) {
+      let line;
+      try {
+        line = JSON.parse(event.data);
+      } catch (error) {
+        return;
+      }
+      if (typeof line.position === "number" && line.position > wanted) {
+        wanted = line.position;
+      }
+      schedule();
+      if (event.type === "GameEnded") {
+        ended = true;
+        stream.close();
+      }
+    }
+    for (const type of types) {
+      stream.addEventListener(type, heard);
+    }
+
+    document.addEventListener("click", (event) => {
+      const pick = event.target.closest(".pick");
+      if (pick) {
+        toggle(pick);
+      }
+    });
+
+    document.addEventListener("keydown", (event) => {
+      if (event.key !== "Escape") {
+        return;
+      }
+      const open = document.querySelector('.pick[aria-expanded="true"]');
+      if (open) {
+        setOpen(open, false);
+        open.focus();
+      }
+    });
+
+    document.addEventListener("submit", async (event) => {
+      const form = event.target;
+      if (!form.classList || !form.classList.contains("move-form")) {
+        return;
+      }
+      event.preventDefault();
+      const button = event.submitter;
+      if (!button || !button.value) {
+        return;
+      }
+      const buttons = document.querySelectorAll("#live button.move");
+      for (const b of buttons) {
+        b.disabled = true;
+      }
+      notice("");
+      try {
+        const response = await fetch(form.action, {
+          method: "POST",
+          credentials: "same-origin",
+          headers: {
+            "Content-Type": "application/json",
+            Accept: "application/json",
+            "X-CSRF-Token": csrf(),
+          },
+          body: JSON.stringify({
+            move: JSON.parse(button.value),
+            version: Number(form.dataset.version),
+          }),
+        });
+        const answer = await response.json();
+        if (!response.ok) {
+          notice(answer.message);
+        } else if (answer.position > wanted) {
+          wanted = answer.position;
+        }
+      } catch (error) {
+        notice(String(error));
+      }
+      for (const b of document.querySelectorAll("#live button.move")) {
+        b.disabled = false;
+      }
+      schedule();
+    });
+  }
+
+  // ---- the replay: a slider, buttons and keys ------------------------------------------
+
+  let uploaded = null; // the export file chosen on this page, kept for stepping
+
+  function initUpload() {
+    const form = document.getElementById("upload-form");
+    if (!form) {
+      return;
+    }
+    form.addEventListener("submit", async (event) => {
+      const input = form.querySelector('input[type="file"]');
+      if (!input.files.length) {
+        return;
+      }
+      event.preventDefault();
+      uploaded = input.files[0];
+      const response = await fetch(form.action, {
+        method: "POST",
+        body: new FormData(form),
+        credentials: "same-origin",
+        headers: { Accept: "text/html", "X-CSRF-Token": csrf() },
+      });
+      const page = new DOMParser().parseFromString(await response.text(), "text/html");
+      const main = page.querySelector("main");
+      if (main) {
+        document.querySelector("main").replaceWith(main);
+        document.title = page.title;
+        initUpload();
+        initReplay();
+        const heading = document.querySelector("main h1");
+        if (heading) {
+          heading.setAttribute("tabindex", "-1");
+          heading.focus();
+        }
+      }
+    });
+  }
+
+  function initReplay() {
+    const nav = document.getElementById("replay-nav");
+    if (!nav) {
+      return;
+    }
+    const slider = nav.querySelector("#step");
+    const output = nav.querySelector("#step-out");
+    const mode = nav.dataset.mode;
+    const game = nav.dataset.game;
+    const total = Number(slider.max);
+    let timer = null;
+    let serial = 0;
+    if (mode === "upload" && uploaded) {
+      const again = nav.querySelector(".upload-again");
+      if (again) {
+        again.hidden = true;
+      }
+    }
+
+    function ready() {
+      return mode === "stored" || uploaded !== null;
+    }
+
+    async function show(n, focusStep) {
+      n = Math.max(1, Math.min(total, Number(n)));
+      slider.value = String(n);
+      const mine = ++serial;
+      let response;
+      if (mode === "stored") {
+        response = await fetch(`/replay/${game}/view?step=${n}`, {
+          headers: { Accept: "text/html" },
+          credentials: "same-origin",
+        });
+      } else {
+        const data = new FormData();
+        data.append("export", uploaded);
+        data.append("step", String(n));
+        data.append("part", "view");
+        data.append("csrf", csrf());
+        response = await fetch("/replay", {
+          method: "POST",
+          body: data,
+          credentials: "same-origin",
+          headers: { Accept: "text/html", "X-CSRF-Token": csrf() },
+        });
+      }
+      if (!response.ok || mine !== serial) {
+        return;
+      }
+      const next = fromHTML(await response.text()).firstElementChild;
+      const current = document.getElementById("replay-step");
+      if (!next || !current) {
+        return;
+      }
+      current.replaceWith(next);
+      output.textContent = next.dataset.announce;
+      announce(next.dataset.announce);
+      if (mode === "stored") {
+        history.replaceState(null, "", `?step=${n}`);
+      }
+      if (focusStep) {
+        document.getElementById("step-h").focus();
+      }
+    }
+
+    function current() {
+      return Number(slider.value);
+    }
+
+    slider.addEventListener("input", () => {
+      if (!ready()) {
+        return;
+      }
+      clearTimeout(timer);
+      timer = setTimeout(() => show(slider.value, false), 40);
+    });
+
+    nav.addEventListener("submit", (event) => {
+      if (ready()) {
+        event.preventDefault();
+        show(slider.value, true);
+      }
+    });
+
+    nav.addEventListener("click", (event) => {
+      const button = event.target.closest("[data-go]");
+      if (!button || !ready()) {
+        return;
+      }
+      const go = button.dataset.go;
+      const n =
+        go === "first" ? 1 : go === "last" ? total : go === "previous" ? current() - 1 : current() + 1;
+      show(n, false);
+    });
+
+    replay = { show: show, ready: ready, current: current };
+  }
+
+  let replay = null; // the replay on this page: its show(n), ready() and current()
+
+  function initReplayKeys() {
+    document.addEventListener("click", (event) => {
+      const link = event.target.closest("#replay-step [data-step]");
+      if (!link || !replay || !replay.ready()) {
+        return;
+      }
+      event.preventDefault();
+      replay.show(link.dataset.step, true);
+    });
+
+    document.addEventListener("keydown", (event) => {
+      const tag = event.target.tagName;
+      if (!replay || !replay.ready() || tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") {
+        return;
+      }
+      if (event.altKey || event.ctrlKey || event.metaKey) {
+        return;
+      }
+      if (event.key === "ArrowLeft") {
+        event.preventDefault();
+        replay.show(replay.current() - 1, false);
+      } else if (event.key === "ArrowRight") {
+        event.preventDefault();
+        replay.show(replay.current() + 1, false);
+      }
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    initTable();
+    initUpload();
+    initReplay();
+    initReplayKeys();
+  });
+})();

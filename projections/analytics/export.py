@@ -1,0 +1,354 @@
+"""The incremental Parquet export of the log (``opus analytics export``).
+
+A directory of Parquet files, one folder per table (``tables.SCHEMAS``), and
+``manifest.json``: the log position exported up to and, per table, the files
+that hold the rows. Readers (``engines``) read the files the manifest lists,
+never a folder's listing.
+
+Each run reads the log after the manifest's position up to the head as the
+run starts (``stop``), only the event types the tables need (the store skips
+the rest), and writes the rows of every game whose GameEnded lies in that
+range — a game's rows are written once, by the run that reads its end, so
+no row is missing or written twice across runs:
+
+- a game still running at ``stop`` writes nothing yet; the run that reads
+  its GameEnded writes all of it, reading the game's earlier events (from
+  before that run's range) back from the store by its id;
+- so hidden information never enters a row of a running game, and nothing
+  hidden is read at all: the events that deal or draw cards are skipped;
+- tournaments' results and corrections (``result``) are rows of their own
+  events, each written by the run whose range holds it.
+
+Crash safety: data files are written under temporary names, synced and
+renamed into place; then the manifest is replaced atomically (written aside,
+synced, renamed). A run killed at any point leaves the manifest as the last
+finished run left it; the next run first deletes every file the manifest
+does not list, then starts from the manifest's position. A lock file keeps
+two runs from writing the same directory at once.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import orjson
+import pyarrow.parquet as pq  # type: ignore[import-untyped]
+from eventsourcing.persistence import JSONTranscoder, Mapper, StoredEvent
+from eventsourcing.utils import get_topic
+
+from domain.application import Opus
+from domain.events import EVENT_TYPES
+from domain.tournaments.events import TOURNAMENT_EVENT_TYPES
+from projections.analytics.tables import (
+    GAME_TYPES,
+    RESULT_TYPES,
+    TABLES,
+    Batch,
+    game_rows,
+    result_rows,
+)
+
+MANIFEST = "manifest.json"
+LOCK = ".lock"
+PAGE = 2000  # notifications per read
+CHUNK_ROWS = 500_000  # rows held in memory before they are written out
+FORMAT = 1  # the manifest's format
+
+GAME_TOPICS = {get_topic(EVENT_TYPES[t]): t for t in GAME_TYPES}
+RESULT_TOPICS = {get_topic(TOURNAMENT_EVENT_TYPES[t]): t for t in RESULT_TYPES}
+TOPICS = sorted({*GAME_TOPICS, *RESULT_TOPICS})
+
+Progress = Callable[[int], None]
+Event = tuple[str, Mapping[str, Any]]
+
+
+@dataclass
+class Manifest:
+    """What has been exported: up to ``position``, in ``files`` (per table,
+    paths relative to the export directory)."""
+
+    position: int = 0
+    files: dict[str, list[str]] = field(default_factory=lambda: {t: [] for t in TABLES})
+    rows: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TABLES, 0))
+    games: int = 0
+    runs: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, out: Path) -> Manifest:
+        path = out / MANIFEST
+        if not path.exists():
+            return cls()
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if doc.get("format") != FORMAT:
+            raise ValueError(f"{path}: manifest format {doc.get('format')!r}, not {FORMAT}")
+        manifest = cls(
+            position=int(doc["position"]),
+            games=int(doc["games"]),
+            runs=list(doc["runs"]),
+        )
+        for table in TABLES:
+            manifest.files[table] = list(doc["files"].get(table, []))
+            manifest.rows[table] = int(doc["rows"].get(table, 0))
+        return manifest
+
+    def save(self, out: Path) -> None:
+        """Replace the manifest atomically: written aside, synced, renamed."""
+        doc = {
+            "format": FORMAT,
+            "position": self.position,
+            "games": self.games,
+            "rows": self.rows,
+            "files": self.files,
+            "runs": self.runs,
+        }
+        aside = out / f"{MANIFEST}.{uuid.uuid4().hex[:8]}.tmp"
+        with open(aside, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=1)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(aside, out / MANIFEST)
+        _sync_dir(out)
+
+
+@dataclass
+class ExportRun:
+    """What one run did."""
+
+    after: int
+    stop: int
+    games: int = 0
+    results: int = 0
+    rows: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TABLES, 0))
+    files: int = 0
+    seconds: float = 0.0
+
+    @property
+    def positions(self) -> int:
+        return self.stop - self.after
+
+    def lines(self) -> list[str]:
+        rate = self.positions / self.seconds if self.seconds else 0.0
+        rows = ", ".join(f"{t} {n:,}" for t, n in self.rows.items())
+        return [
+            f"log positions {self.after:,} -> {self.stop:,} ({self.positions:,} events)",
+            f"games ended and exported: {self.games:,}; tournament results: {self.results:,}",
+            f"rows: {rows}",
+            f"files written: {self.files}; time {self.seconds:.2f} s ({rate:,.0f} events/s)",
+        ]
+
+
+def data_files(out: Path) -> dict[str, list[Path]]:
+    """The files of each table, as the manifest lists them (what readers read)."""
+    manifest = Manifest.load(out)
+    if not manifest.runs:
+        raise FileNotFoundError(f"no export in {out}: run `opus analytics export` first")
+    return {t: [out / name for name in manifest.files[t]] for t in TABLES}
+
+
+def export(
+    app: Opus,
+    out: Path,
+    *,
+    progress: Progress | None = None,
+    chunk_rows: int = CHUNK_ROWS,
+    stop: int | None = None,
+) -> ExportRun:
+    """Export what the log holds after the last run, up to its head now (or
+    ``stop``); ``progress`` is told how many log positions each page covered."""
+    out.mkdir(parents=True, exist_ok=True)
+    with _locked(out):
+        manifest = Manifest.load(out)
+        _remove_unlisted(out, manifest)
+        head = app.recorder.max_notification_id() or 0
+        stop = head if stop is None else min(stop, head)
+        run = ExportRun(after=manifest.position, stop=max(stop, manifest.position))
+        started = time.perf_counter()
+        name = f"{run.stop:012d}-{uuid.uuid4().hex[:6]}"
+        writer = _Writer(out, name, manifest)
+        batch = Batch()
+        for games, results in _read(app, manifest.position, run.stop, batch, progress):
+            run.games += games
+            run.results += results
+            if len(batch) >= chunk_rows:
+                writer.write(batch, run)
+        writer.write(batch, run)
+        writer.write_empty(run)
+        manifest.position = run.stop
+        manifest.games += run.games
+        for table, count in run.rows.items():
+            manifest.rows[table] += count
+        manifest.runs.append(
+            {
+                "run": name,
+                "after": run.after,
+                "position": run.stop,
+                "games": run.games,
+                "results": run.results,
+                "rows": run.rows,
+                "files": run.files,
+                "at": datetime.now(UTC).isoformat(),
+            }
+        )
+        manifest.save(out)
+        run.seconds = time.perf_counter() - started
+        return run
+
+
+def _read(
+    app: Opus, after: int, stop: int, batch: Batch, progress: Progress | None
+) -> Iterator[tuple[int, int]]:
+    """Read (after, stop] page by page into ``batch``; yields, per page, the
+    games ended and the tournament results read."""
+    decode = Decoder(app.mapper)
+    running: dict[int, list[Event]] = {}  # by the game id's integer (cheap to hash)
+    position = after
+    while position < stop:
+        page = app.recorder.select_notifications(
+            start=position, limit=PAGE, stop=stop, topics=TOPICS, inclusive_of_start=False
+        )
+        games = results = 0
+        for n in page:
+            originator: Any = n.originator_id  # a UUID (the ids of Opus are)
+            game_type = GAME_TOPICS.get(n.topic)
+            if game_type is None:
+                fields = decode(n)
+                result_rows(str(originator), RESULT_TOPICS[n.topic], fields, n.id, batch)
+                results += 1
+                continue
+            key = originator.int
+            events = running.get(key)
+            if events is None:
+                events = running[key] = []
+            events.append((game_type, decode(n)))
+            if game_type == "GameEnded":
+                del running[key]
+                if events[0][1]["originator_version"] != 1:
+                    events[:0] = _earlier(app, decode, originator, events[0][1])
+                game_rows(str(originator), events, n.id, batch)
+                games += 1
+        done = page[-1].id if len(page) == PAGE else stop
+        if progress is not None:
+            progress(done - position)
+        position = done
+        yield games, results
+
+
+def _earlier(app: Opus, decode: Decoder, game: UUID, first: Mapping[str, Any]) -> list[Event]:
+    """A game's events before the range this run reads, from the store."""
+    stored = app.recorder.select_events(game, lte=first["originator_version"] - 1)
+    return [(GAME_TOPICS[s.topic], decode(s)) for s in stored if s.topic in GAME_TOPICS]
+
+
+class Decoder:
+    """Stored events to their fields (``vars`` of the domain event, the
+    timestamp as the ISO text stored). A plain JSON state whose only
+    transcoded value is its timestamp (every game and tournament event,
+    domain/chain.py) is parsed with ``orjson`` alone; anything else (a
+    cipher, a compressor, another transcoding, a class version) goes
+    through the application's mapper."""
+
+    def __init__(self, mapper: Mapper[Any]) -> None:
+        self.mapper = mapper
+        self.plain = (
+            mapper.cipher is None
+            and mapper.compressor is None
+            and isinstance(mapper.transcoder, JSONTranscoder)
+        )
+
+    def __call__(self, stored: StoredEvent) -> dict[str, Any]:
+        state = stored.state
+        if self.plain and state.count(b'"_type_"') == 1:
+            try:
+                fields = orjson.loads(state)
+            except orjson.JSONDecodeError:
+                fields = None
+            if type(fields) is dict and "class_version" not in fields:
+                stamp = fields.get("timestamp")
+                if type(stamp) is dict and stamp.get("_type_") == "datetime_iso":
+                    fields["timestamp"] = stamp["_data_"]
+                    fields["originator_version"] = stored.originator_version
+                    return fields
+        event: Any = self.mapper.to_domain_event(stored)
+        fields = dict(vars(event))
+        fields["timestamp"] = event.timestamp.isoformat()
+        return fields
+
+
+class _Writer:
+    """Part files of one run: written aside, synced, renamed into place."""
+
+    def __init__(self, out: Path, run: str, manifest: Manifest) -> None:
+        self.out, self.run, self.manifest = out, run, manifest
+        self.parts = 0
+
+    def write(self, batch: Batch, run: ExportRun) -> None:
+        for table in TABLES:
+            if batch.rows[table]:
+                self._part(table, batch, run)
+        batch.clear()
+
+    def write_empty(self, run: ExportRun) -> None:
+        """A table with no file yet gets an empty one: readers need its schema."""
+        empty = Batch()
+        for table in TABLES:
+            if not self.manifest.files[table]:
+                self._part(table, empty, run)
+
+    def _part(self, table: str, batch: Batch, run: ExportRun) -> None:
+        folder = self.out / table
+        folder.mkdir(exist_ok=True)
+        name = f"part-{self.run}-{self.parts:05d}.parquet"
+        self.parts += 1
+        aside = folder / f".{name}.tmp"
+        data = batch.arrow(table)
+        pq.write_table(data, aside)
+        with open(aside, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(aside, folder / name)
+        _sync_dir(folder)
+        self.manifest.files[table].append(f"{table}/{name}")
+        run.rows[table] += data.num_rows
+        run.files += 1
+
+
+def _remove_unlisted(out: Path, manifest: Manifest) -> None:
+    """Files a killed run left behind: none is listed, so none was ever read."""
+    listed = {name for names in manifest.files.values() for name in names}
+    for table in TABLES:
+        folder = out / table
+        if not folder.is_dir():
+            continue
+        for path in folder.iterdir():
+            if f"{table}/{path.name}" not in listed:
+                path.unlink()
+    for path in out.glob(f"{MANIFEST}.*.tmp"):
+        path.unlink()
+
+
+@contextmanager
+def _locked(out: Path) -> Iterator[None]:
+    with open(out / LOCK, "w") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RuntimeError(f"another export is writing {out}") from None
+        yield
+
+
+def _sync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

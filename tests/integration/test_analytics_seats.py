@@ -1,0 +1,143 @@
+"""A report over 2,000 simulated 6-player games (greedy bots) shows seat 0's
+share of the wins with its 95 % Wilson interval (RULES R2.1: about 20 %
+against a fair 16.7 %): the interval covers the share measured by a plain
+count of the GameEnded events, and the report's files are there.
+
+The games are simulated once in memory by two processes and kept in
+``var/cache/`` for later runs (a test session on a fresh clone builds it:
+a few minutes on two cores)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from fractions import Fraction
+from multiprocessing import get_context
+from pathlib import Path
+from typing import cast
+
+import pytest
+from eventsourcing.utils import get_topic
+
+from domain.application import Opus
+from domain.events import GameEnded
+from domain.simulation import simulate
+from projections.analytics.engines import DuckDBEngine
+from projections.analytics.export import data_files, export
+from projections.analytics.report import build_report
+
+ROOT = Path(__file__).resolve().parents[2]
+CACHE = ROOT / "var" / "cache" / "analytics-seats-6p-2000.db"
+GAMES, PLAYERS, WORKERS = 2000, 6, 2
+
+
+def sqlite(path: Path) -> dict[str, str]:
+    return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(path)}
+
+
+def simulate_part(path: str, games: int, seed: int) -> str:
+    """One worker's games, played in memory, then saved to its own file."""
+    memory = Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    simulate(memory, games, PLAYERS, "greedy", seed)
+    copy(memory, Opus(env=sqlite(Path(path))))
+    return path
+
+
+def copy(source: Opus, target: Opus) -> None:
+    position = 0
+    while True:
+        page = source.recorder.select_notifications(position, 5000, inclusive_of_start=False)
+        if not page:
+            break
+        target.recorder.insert_events(list(page))
+        position = page[-1].id
+    source.close()
+    target.close()
+
+
+def game_ends(app: Opus) -> Iterator[GameEnded]:
+    """Every GameEnded of the log (the store skips the other events)."""
+    position = 0
+    while True:
+        page = app.recorder.select_notifications(
+            position, 1000, topics=[get_topic(GameEnded)], inclusive_of_start=False
+        )
+        for notification in page:
+            yield cast(GameEnded, app.mapper.to_domain_event(notification))
+        if len(page) < 1000:
+            return
+        position = page[-1].id
+
+
+def ended_games(path: Path) -> int:
+    app = Opus(env=sqlite(path))
+    try:
+        return sum(1 for _ in game_ends(app))
+    finally:
+        app.close()
+
+
+@pytest.fixture(scope="session")
+def six_player_store() -> Path:
+    if CACHE.exists() and ended_games(CACHE) == GAMES:
+        return CACHE
+    CACHE.parent.mkdir(parents=True, exist_ok=True)
+    parts = [CACHE.with_suffix(f".part{k}.db") for k in range(WORKERS)]
+    for path in [CACHE, *parts]:
+        path.unlink(missing_ok=True)
+    with ProcessPoolExecutor(WORKERS, mp_context=get_context("spawn")) as pool:
+        done = pool.map(
+            simulate_part,
+            [str(p) for p in parts],
+            [GAMES // WORKERS] * WORKERS,
+            [6000 + k for k in range(WORKERS)],
+        )
+        files = list(done)
+    building = CACHE.with_suffix(".building.db")
+    building.unlink(missing_ok=True)
+    for part in files:
+        copy(Opus(env=sqlite(Path(part))), Opus(env=sqlite(building)))
+        Path(part).unlink()
+    building.rename(CACHE)
+    return CACHE
+
+
+def test_the_seat_advantage_interval_covers_the_measured_share(
+    six_player_store: Path, tmp_path: Path
+) -> None:
+    app = Opus(env=sqlite(six_player_store))
+    # the measure, by a plain count: seat 0's share of the wins (a win
+    # shared by k seats counts 1/k)
+    credit: Counter[int] = Counter()
+    games = 0
+    for ended in game_ends(app):
+        games += 1
+        for seat in ended.winners:
+            credit[seat] += Fraction(1, len(ended.winners))
+    assert games == GAMES
+    measured = float(credit[0] / games)
+
+    export(app, tmp_path / "parquet")
+    app.close()
+    engine = DuckDBEngine(data_files(tmp_path / "parquet"))
+    try:
+        report = build_report(engine, tmp_path / "parquet", tmp_path / "report")
+    finally:
+        engine.close()
+    rows = report.results["seat_advantage"].dicts()
+    seat0 = next(r for r in rows if r["players"] == PLAYERS and r["seat"] == 0)
+    assert seat0["games"] == GAMES
+    assert math.isclose(seat0["share"], measured, rel_tol=1e-12)
+    assert seat0["wilson_low"] <= measured <= seat0["wilson_high"]
+    # a 95 % interval of n = 2,000 is about ±1.7 points wide around the share
+    assert 0.02 < seat0["wilson_high"] - seat0["wilson_low"] < 0.04
+    assert math.isclose(seat0["fair_share"], 1 / 6)
+    assert sum(r["wins"] for r in rows if r["players"] == PLAYERS) == pytest.approx(GAMES)
+    for name in ("index.html", "report.json", "charts/seat_advantage.png"):
+        assert (tmp_path / "report" / name).stat().st_size > 0
+    print(
+        f"\nseat 0 at {PLAYERS} players: {measured:.4f} of the wins over {games} games, "
+        f"95 % Wilson [{seat0['wilson_low']:.4f}, {seat0['wilson_high']:.4f}], fair 0.1667"
+    )
