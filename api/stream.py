@@ -54,11 +54,15 @@ VERSION = re.compile(r"[0-9]{1,18}")
 
 
 def publisher(svc: Services) -> Any:
-    """The application listener that fans each saved event out to the streams."""
+    """The application listener that fans each saved event out to the streams:
+    a save's events of one aggregate in one ``publish``."""
 
     def publish(records: list[Record]) -> None:
+        lines: dict[str, list[str]] = {}
         for record in records:
-            svc.broker.publish(record.aggregate_id, record.line())
+            lines.setdefault(record.aggregate_id, []).append(record.line())
+        for aggregate_id, messages in lines.items():
+            svc.broker.publish(aggregate_id, *messages)
 
     return publish
 

@@ -127,8 +127,9 @@ def baseline_batches(app: Opus, groups: Groups) -> list[list[Any]]:
 
 def framework_baseline(env: dict[str, str], batches: list[list[Any]]) -> float:
     """Save the same events' fields, grouped the same way, with plain
-    eventsourcing: one Tally event per game event, one save per command."""
-    app = Baseline(env=env)
+    eventsourcing: one Tally event per game event, one save per command, with
+    the library's own recorder."""
+    app = Baseline(env={k: v for k, v in env.items() if k != "APPLICATION_RECORDER_TOPIC"})
     payloads = [
         [
             (

@@ -25,7 +25,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import requests
 
@@ -34,7 +33,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tests.redis_keys import drop_prefix  # noqa: E402
-from tests.settings import test_postgres_env  # noqa: E402
+from tests.settings import connect_test_postgres, test_postgres_env  # noqa: E402
 
 POSTGRES = test_postgres_env()
 REDIS_URL = os.environ.get("OPUS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -115,23 +114,13 @@ def stop(processes: list[subprocess.Popen[bytes]]) -> None:
 @contextmanager
 def postgres_schema() -> Iterator[str]:
     """A fresh schema in the test database, dropped afterwards."""
-    import psycopg
-
     name = f"bench_{uuid.uuid4().hex[:10]}"
-    connect: dict[str, Any] = dict(
-        dbname=POSTGRES["POSTGRES_DBNAME"],
-        host=POSTGRES["POSTGRES_HOST"],
-        port=POSTGRES["POSTGRES_PORT"],
-        user=POSTGRES["POSTGRES_USER"],
-        password=POSTGRES["POSTGRES_PASSWORD"] or None,
-        autocommit=True,
-    )
-    with psycopg.connect(**connect) as db:
+    with connect_test_postgres() as db:
         db.execute(f"CREATE SCHEMA {name}")
     try:
         yield name
     finally:
-        with psycopg.connect(**connect) as db:
+        with connect_test_postgres() as db:
             db.execute(f"DROP SCHEMA {name} CASCADE")
 
 

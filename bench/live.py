@@ -761,17 +761,9 @@ def peer_context(args: argparse.Namespace) -> Iterator[Path | None]:
 
 
 def synchronous_commit() -> str:
-    import psycopg
+    from tests.settings import connect_test_postgres
 
-    from bench.layout import POSTGRES
-
-    with psycopg.connect(
-        dbname=POSTGRES["POSTGRES_DBNAME"],
-        host=POSTGRES["POSTGRES_HOST"],
-        port=POSTGRES["POSTGRES_PORT"],
-        user=POSTGRES["POSTGRES_USER"],
-        password=POSTGRES["POSTGRES_PASSWORD"] or None,
-    ) as db:
+    with connect_test_postgres() as db:
         row = db.execute("SHOW synchronous_commit").fetchone()
     return str(row[0]) if row else "?"
 

@@ -13,12 +13,16 @@ any of it:
 - ``dispatcher_of``: the registry of a ``singledispatchmethod``;
 - ``positions_by_version``: which log position each event of one aggregate
   has, by SQL on the library's own events table (the recorders offer no
-  such query).
+  such query);
+- ``select_rows``: the log's notifications as plain rows, by SQL on the
+  same table: what ``select_notifications`` reads, without a
+  ``Notification`` and a ``UUID`` made for each (a rebuild reads a million).
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
@@ -75,3 +79,56 @@ def positions_by_version(app: Application[Any], aggregate_id: UUID) -> dict[int,
             (aggregate_id.hex,),  # the SQLite recorder keeps ids as hex
         )
         return {row[0]: row[1] for row in cursor.fetchall()}
+
+
+# (position, aggregate id: a UUID or its text, version, topic, state)
+Row = tuple[int, UUID | str, int, str, bytes]
+
+
+def select_rows(
+    app: Application[Any], after: int, limit: int, stop: int, topics: Sequence[str] = ()
+) -> list[Row] | None:
+    """The notifications after position ``after`` up to ``stop`` (at most
+    ``limit``, of ``topics`` if any), in order, as rows: what
+    ``select_notifications(after, limit, stop, topics, inclusive_of_start=False)``
+    returns, each a tuple and its aggregate id as text (a UUID's text in
+    any form ``UUID()`` reads). None for a recorder without such a table
+    (in memory) or whose aggregate ids are not UUIDs: read notifications."""
+    recorder: Any = app.recorder
+    table = getattr(recorder, "events_table_name", None)
+    datastore = getattr(recorder, "datastore", None)
+    if table is None or datastore is None or getattr(datastore, "originator_id_type", "") != "uuid":
+        return None
+    if app.env.get("PERSISTENCE_MODULE", "").endswith("postgres"):
+        from psycopg import sql
+        from psycopg.rows import tuple_row
+
+        query = sql.SQL(
+            "SELECT notification_id, originator_id::text, originator_version, topic, state "
+            "FROM {}.{} WHERE notification_id > %s AND notification_id <= %s"
+        ).format(sql.Identifier(datastore.schema), sql.Identifier(table))
+        params: list[Any] = [after, stop]
+        if topics:
+            query += sql.SQL(" AND topic = ANY(%s)")
+            params.append(list(topics))
+        query += sql.SQL(" ORDER BY notification_id LIMIT %s")
+        params.append(limit)
+        with datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
+            curs.execute(query, params, prepare=True)
+            rows: list[Row] = curs.fetchall()
+            return rows
+    statement = (
+        f"SELECT rowid, originator_id, originator_version, topic, state FROM {table} "
+        "WHERE rowid>? AND rowid<=? "
+    )
+    values: list[Any] = [after, stop]
+    if topics:
+        statement += f"AND topic IN ({','.join('?' * len(topics))}) "
+        values += list(topics)
+    statement += "ORDER BY rowid LIMIT ?"
+    values.append(limit)
+    with datastore.transaction(commit=False) as cursor:
+        cursor.row_factory = None  # tuples, not the library's sqlite3.Row
+        cursor.execute(statement, values)
+        found: list[Row] = cursor.fetchall()
+        return found

@@ -14,7 +14,7 @@ import math
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 
 # eventsourcing 9.5 has no subscription for SQLite: projections/subscription.py adds one.
 SUBSCRIBABLE_SQLITE_RECORDER = "projections.subscription:SubscribableSQLiteApplicationRecorder"
+# PostgreSQL: the library's recorder, saving a command's events in one round trip.
+POSTGRES_RECORDER = "infra.postgres_recorder:LockedInsertRecorder"
 ATTEMPTS = 8  # to open the event store, when processes starting together race
 _OPENING = threading.Lock()
 RUNNER_JOIN_SECONDS = 5.0  # how long closing the HTTP service waits for a runner
@@ -52,11 +54,14 @@ RUNNER_CONNECT_TIMEOUT = 5
 
 def application_env(settings: Settings, *, create_tables: bool = True) -> dict[str, str]:
     """The variables ``Opus`` is opened with: the event store's settings, with a
-    SQLite recorder that can be subscribed to; without creating the tables
-    unless ``create_tables``."""
+    SQLite recorder that can be subscribed to, or a PostgreSQL recorder that
+    saves in one round trip; without creating the tables unless
+    ``create_tables``."""
     env = dict(settings.event_store)
     if env["PERSISTENCE_MODULE"] == SQLITE:
         env.setdefault("APPLICATION_RECORDER_TOPIC", SUBSCRIBABLE_SQLITE_RECORDER)
+    if env["PERSISTENCE_MODULE"] == POSTGRES:
+        env.setdefault("APPLICATION_RECORDER_TOPIC", POSTGRES_RECORDER)
     if not create_tables:
         env["CREATE_TABLE"] = "n"
     return env
@@ -117,13 +122,15 @@ def open_views(settings: Settings | ViewStoreSettings) -> ViewStore:
 
 
 def projection_runner(
-    settings: Settings, projection_class: type[ViewProjection]
+    settings: Settings,
+    projection_classes: type[ViewProjection] | Sequence[type[ViewProjection]],
 ) -> ProjectionRunner:
-    """A runner of the projection (not started) on a view store and an
-    application of its own; stopping it closes the application, its caller
-    closes ``runner.store``. Its attempts to reach PostgreSQL again are
-    bounded by ``RUNNER_CONNECT_TIMEOUT`` (or the reconnect timeout, if
-    shorter) unless ``POSTGRES_CONNECT_TIMEOUT`` is set."""
+    """A runner of the projections (not started; several share one
+    subscription) on a view store and an application of its own; stopping
+    it closes the application, its caller closes ``runner.store``. Its
+    attempts to reach PostgreSQL again are bounded by
+    ``RUNNER_CONNECT_TIMEOUT`` (or the reconnect timeout, if shorter) unless
+    ``POSTGRES_CONNECT_TIMEOUT`` is set."""
     events = settings.event_store
     if events["PERSISTENCE_MODULE"] == POSTGRES and "POSTGRES_CONNECT_TIMEOUT" not in events:
         seconds = max(1, min(RUNNER_CONNECT_TIMEOUT, math.ceil(settings.reconnect_timeout)))
@@ -131,7 +138,7 @@ def projection_runner(
             settings, event_store={**events, "POSTGRES_CONNECT_TIMEOUT": str(seconds)}
         )
     return ProjectionRunner(
-        projection_class,
+        projection_classes,
         open_views(settings),
         application_opener(settings),
         batch_size=settings.runner_batch_size,
@@ -183,9 +190,8 @@ def open_services(settings: Settings) -> Services:
     )
     services.closers.extend([application.close, broker.close, store.close])
     if settings.run_projections:
-        for cls in PROJECTIONS.values():
-            runner = projection_runner(settings, cls).start()
-            services.closers.append(partial(_close_runner, runner))
+        runner = projection_runner(settings, list(PROJECTIONS.values())).start()
+        services.closers.append(partial(_close_runner, runner))
     return services
 
 

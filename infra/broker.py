@@ -30,7 +30,10 @@ class Subscription(Protocol):
 
 
 class Broker(Protocol):
-    def publish(self, game_id: str, message: str) -> None: ...
+    def publish(self, game_id: str, *messages: str) -> None:
+        """The messages to the game's channel, in order (a save's events: one
+        round trip to Redis)."""
+        ...
 
     def subscribe(self, game_id: str) -> Any:
         """A context manager yielding a Subscription to the game's channel."""
@@ -62,10 +65,11 @@ class InProcessBroker:
         self._lock = threading.Lock()
         self._subscribers: dict[str, set[_QueueSubscription]] = {}
 
-    def publish(self, game_id: str, message: str) -> None:
+    def publish(self, game_id: str, *messages: str) -> None:
         with self._lock:
             subscribers = list(self._subscribers.get(game_id, ()))
-        _deliver(subscribers, message)
+        for message in messages:
+            _deliver(subscribers, message)
 
     def broadcast(self, message: str) -> None:
         """``message`` to every subscription of every game."""
@@ -127,8 +131,17 @@ class RedisBroker:
         """Every game channel of this prefix, the prefix's glob characters escaped."""
         return f"{literal_pattern(self.prefix)}games:*"
 
-    def publish(self, game_id: str, message: str) -> None:
-        self.client.publish(self.channel(game_id), message)
+    def publish(self, game_id: str, *messages: str) -> None:
+        channel = self.channel(game_id)
+        if not messages:
+            return
+        if len(messages) == 1:
+            self.client.publish(channel, messages[0])
+            return
+        pipe = self.client.pipeline(transaction=False)
+        for message in messages:
+            pipe.publish(channel, message)
+        pipe.execute()
 
     @contextmanager
     def subscribe(self, game_id: str) -> Iterator[_QueueSubscription]:

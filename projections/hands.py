@@ -9,9 +9,6 @@ to a hand is the domain's (``domain.hands.evolve_hands``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-from eventsourcing.dispatch import singledispatchmethod
 
 from domain.events import (
     CardDiscarded,
@@ -22,7 +19,7 @@ from domain.events import (
     SpellCast,
 )
 from domain.hands import evolve_hands
-from projections.base import ViewProjection, game_key
+from projections.base import Fields, ViewProjection, on
 from projections.view import Transaction
 
 
@@ -47,16 +44,6 @@ class SeatHands:
 class Hands(ViewProjection):
     name = "hands"
 
-    @singledispatchmethod
-    def project(self, event: Any, tx: Transaction, position: int) -> None:
-        """Other events only move the position."""
-
-    @project.register
-    def _moved(
-        self,
-        event: CardsDealt | CardsDrawn | CardDiscarded | RecipeAssembled | RecipePlaced | SpellCast,
-        tx: Transaction,
-        position: int,
-    ) -> None:
-        hands = SeatHands(tx, game_key(event.originator_id))
-        evolve_hands(hands, type(event).__name__, vars(event))
+    @on(CardsDealt, CardsDrawn, CardDiscarded, RecipeAssembled, RecipePlaced, SpellCast)
+    def _moved(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        evolve_hands(SeatHands(tx, game), kind, p)

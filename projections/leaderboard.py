@@ -19,41 +19,36 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from eventsourcing.dispatch import singledispatchmethod
-
 from domain.disclosure import ORGANISER, disclose
 from domain.events import GameEnded, PlayerJoined, PlayerLeft
-from projections.base import ViewProjection, game_key
+from projections.base import Fields, ViewProjection, on
 from projections.view import Transaction
 
 
 class Leaderboard(ViewProjection):
     name = "leaderboard"
 
-    @singledispatchmethod
-    def project(self, event: Any, tx: Transaction, position: int) -> None:
-        """Other events only move the position."""
+    @on(PlayerJoined)
+    def _joined(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        known = disclose("PlayerJoined", p, ORGANISER, ended=False)
+        seat = [player_id(known["token_hash"], p["name"]), p["name"]]
+        tx.doc(f"{game}:players", []).append(seat)
 
-    @project.register
-    def _joined(self, event: PlayerJoined, tx: Transaction, position: int) -> None:
-        known = disclose("PlayerJoined", vars(event), ORGANISER, ended=False)
-        seat = [player_id(known["token_hash"], event.name), event.name]
-        tx.doc(f"{game_key(event.originator_id)}:players", []).append(seat)
+    @on(PlayerLeft)
+    def _left(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        del tx.doc(f"{game}:players", [])[p["player"]]
 
-    @project.register
-    def _left(self, event: PlayerLeft, tx: Transaction, position: int) -> None:
-        del tx.doc(f"{game_key(event.originator_id)}:players", [])[event.player]
-
-    @project.register
-    def _ended(self, event: GameEnded, tx: Transaction, position: int) -> None:
-        key = f"{game_key(event.originator_id)}:players"
+    @on(GameEnded)
+    def _ended(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        key = f"{game}:players"
         seats: list[Any] = tx.peek(key) or []
+        scores, winners = p["scores"], p["winners"]
         for seat, joined in enumerate(seats):
             # a game that began before identities kept only the name
             player, name = joined if isinstance(joined, list) else (player_id("", joined), joined)
             tx.incr("games", player, 1)
-            tx.incr("points", player, event.scores[seat])
-            tx.incr("wins", player, 1 if seat in event.winners else 0)
+            tx.incr("points", player, scores[seat])
+            tx.incr("wins", player, 1 if seat in winners else 0)
             tx.put(f"name:{player}", name)
         tx.delete(key)
 

@@ -21,20 +21,15 @@ no secret.
 
 from __future__ import annotations
 
-from typing import Any
-
-from eventsourcing.dispatch import singledispatchmethod
-
 from domain.events import (
     GameCreated,
     GameEnded,
     GameStarted,
     PlayerJoined,
     PlayerLeft,
-    TournamentGameCreated,
 )
 from domain.tournaments.events import TournamentCreated, TournamentFinished
-from projections.base import ViewProjection, game_key
+from projections.base import Fields, ViewProjection, on
 from projections.view import Transaction
 
 RECENT = 20  # ended games the lobby keeps
@@ -43,24 +38,19 @@ RECENT = 20  # ended games the lobby keeps
 class Lobby(ViewProjection):
     name = "lobby"
 
-    @singledispatchmethod
-    def project(self, event: Any, tx: Transaction, position: int) -> None:
-        """Other events only move the position."""
-
-    @project.register
-    def _created(self, event: GameCreated, tx: Transaction, position: int) -> None:
-        game = game_key(event.originator_id)
+    @on(GameCreated)
+    def _created(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
         tournament = None
-        if isinstance(event, TournamentGameCreated):
-            tournament = {"id": event.tournament, "round": event.round, "table": event.table}
+        if kind == "TournamentGameCreated":
+            tournament = {"id": p["tournament"], "round": p["round"], "table": p["table"]}
         doc = {
             "game": game,
             "status": "open",
             "players": [],
-            "draw": event.draw,
-            "guild": event.guild,
-            "stage_points": list(event.stage_points),
-            "created": event.timestamp.isoformat(),
+            "draw": p["draw"],
+            "guild": p["guild"],
+            "stage_points": list(p["stage_points"]),
+            "created": p["timestamp"],
             "created_position": position,
             "tournament": tournament,
             "scores": [],
@@ -69,46 +59,38 @@ class Lobby(ViewProjection):
         tx.put(game, doc)
         tx.incr("open", game, position)
 
-    @project.register
-    def _joined(self, event: PlayerJoined, tx: Transaction, position: int) -> None:
-        tx.doc(game_key(event.originator_id))["players"].append(event.name)
+    @on(PlayerJoined)
+    def _joined(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        tx.doc(game)["players"].append(p["name"])
 
-    @project.register
-    def _left(self, event: PlayerLeft, tx: Transaction, position: int) -> None:
-        tx.doc(game_key(event.originator_id))["players"] = list(event.names)
+    @on(PlayerLeft)
+    def _left(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        tx.doc(game)["players"] = list(p["names"])
 
-    @project.register
-    def _started(self, event: GameStarted, tx: Transaction, position: int) -> None:
-        game = game_key(event.originator_id)
+    @on(GameStarted)
+    def _started(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
         doc = tx.doc(game)
         doc["status"] = "running"
         tx.zremove("open", game)
         tx.incr("running", game, doc["created_position"])
 
-    @project.register
-    def _ended(self, event: GameEnded, tx: Transaction, position: int) -> None:
-        game = game_key(event.originator_id)
+    @on(GameEnded)
+    def _ended(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
         doc = tx.doc(game)
         doc["status"] = "ended"
-        doc["scores"] = list(event.scores)
-        doc["winners"] = list(event.winners)
+        doc["scores"] = list(p["scores"])
+        doc["winners"] = list(p["winners"])
         tx.zremove("running", game)
         ended: list[str] = tx.doc("ended", [])
         ended.append(game)
         del ended[:-RECENT]
 
-    @project.register
-    def _tournament(self, event: TournamentCreated, tx: Transaction, position: int) -> None:
-        key = game_key(event.originator_id)
-        doc = {
-            "tournament": key,
-            "name": event.name,
-            "status": "running",
-            "created": event.timestamp.isoformat(),
-        }
+    @on(TournamentCreated)
+    def _tournament(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
+        doc = {"tournament": key, "name": p["name"], "status": "running", "created": p["timestamp"]}
         tx.put(key, doc)
         tx.incr("tournaments", key, position)
 
-    @project.register
-    def _finished(self, event: TournamentFinished, tx: Transaction, position: int) -> None:
-        tx.doc(game_key(event.originator_id))["status"] = "finished"
+    @on(TournamentFinished)
+    def _finished(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
+        tx.doc(key)["status"] = "finished"

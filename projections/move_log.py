@@ -18,9 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eventsourcing.dispatch import singledispatchmethod
-
-from domain.disclosure import PUBLIC, disclose
+from domain.disclosure import POLICIES, PUBLIC, disclose
 from domain.events import (
     CardDiscarded,
     CardsDealt,
@@ -29,7 +27,6 @@ from domain.events import (
     GameCalled,
     GameCreated,
     GameEnded,
-    GameEvent,
     GameStarted,
     PlayerJoined,
     PlayerLeft,
@@ -45,198 +42,244 @@ from domain.events import (
     TurnEnded,
 )
 from domain.state import CARDS
-from projections.base import ViewProjection, game_key
+from projections.base import Fields, ViewProjection, on
 from projections.view import Transaction
 
 Entry = dict[str, Any]
+# every card's text, made once (a card is named in most entries)
+CARD_TEXTS: dict[int, str] = {card_id: f"{c.name} ({card_id})" for card_id, c in CARDS.items()}
 
 
 def card(card_id: int | None) -> str:
+    if type(card_id) is int:
+        text = CARD_TEXTS.get(card_id)
+        if text is not None:
+            return text
     return "nothing" if card_id is None else f"{CARDS[card_id].name} ({card_id})"
 
 
 def cards(card_ids: list[int]) -> str:
-    return ", ".join(card(c) for c in card_ids) or "no cards"
+    return ", ".join(map(card, card_ids)) or "no cards"
 
 
-def entry(event: Any, position: int, text: str) -> Entry:
+# An event type with no hidden field shows the public all its fields but
+# the envelope and the identity fields (domain/disclosure.py: the policy's
+# ``left_out``, what ``disclose`` drops for PUBLIC): its entry is cut from a
+# copy of the fields, which is what ``disclose`` returns, made in a few C
+# calls rather than a comprehension (the move log shows every event). The
+# timestamp stays: the entry shows it.
+_DROPPED: dict[str, tuple[str, ...]] = {
+    name: tuple(sorted(policy.left_out - {"timestamp"}))
+    for name, policy in POLICIES.items()
+    if not policy.hidden
+}
+_HEADER = frozenset({"position", "version", "event"})
+
+
+def entry(kind: str, fields: Fields, position: int, text: str) -> Entry:
     """An event's entry: where it stands, what anyone may see of it, and its
-    line of text."""
-    event_type = type(event).__name__
+    line of text: ``{position, version, event, timestamp, **public, text}``."""
+    dropped = _DROPPED.get(kind)
+    if dropped is not None and "timestamp" in fields:
+        shown = fields.copy()
+        for name in dropped:
+            shown.pop(name, None)
+        if _HEADER.isdisjoint(shown):  # (else the public fields would win)
+            shown["position"] = position
+            shown["version"] = fields["originator_version"]
+            shown["event"] = kind
+            shown["text"] = text
+            return shown
     return {
         "position": position,
-        "version": event.originator_version,
-        "event": event_type,
-        "timestamp": event.timestamp.isoformat(),
-        **disclose(event_type, vars(event), PUBLIC, ended=False),
+        "version": fields["originator_version"],
+        "event": kind,
+        "timestamp": fields["timestamp"],
+        **disclose(kind, fields, PUBLIC, ended=False),
         "text": text,
     }
+
+
+def _names(tx: Transaction, game: str) -> list[str]:
+    names: list[str] = tx.peek(f"{game}:names") or []
+    return names
+
+
+def who(names: list[str], seat: int) -> str:
+    return names[seat] if seat < len(names) else f"seat {seat}"
 
 
 class MoveLog(ViewProjection):
     name = "move_log"
 
-    @singledispatchmethod
-    def project(self, event: Any, tx: Transaction, position: int) -> None:
-        """Events of other aggregates are not moves."""
-
-    def log(self, tx: Transaction, event: Any, position: int, text: str) -> None:
-        """The entry of an event with nothing hidden: all it shows."""
-        tx.append(game_key(event.originator_id), entry(event, position, text))
-
-    def seal(self, tx: Transaction, event: Any, position: int, text: str, full_text: str) -> None:
+    @staticmethod
+    def seal(
+        tx: Transaction,
+        kind: str,
+        game: str,
+        fields: Fields,
+        position: int,
+        text: str,
+        full_text: str,
+    ) -> None:
         """Log the public entry; keep the full one for GameEnded."""
-        game = game_key(event.originator_id)
-        public = entry(event, position, text)
+        public = entry(kind, fields, position, text)
         tx.append(game, public)
-        revealed = disclose(type(event).__name__, vars(event), PUBLIC, ended=True)
+        revealed = disclose(kind, fields, PUBLIC, ended=True)
         sealed: dict[str, Entry] = tx.doc(f"{game}:sealed", {})
-        sealed[str(event.originator_version - 1)] = {**public, **revealed, "text": full_text}
+        sealed[str(fields["originator_version"] - 1)] = {**public, **revealed, "text": full_text}
+
+    @on(GameCreated)
+    def _created(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        text = self._created_text(p)
+        self.seal(tx, kind, game, p, position, text, text)
+
+    @on(TournamentGameCreated)
+    def _tournament_created(
+        self, kind: str, game: str, p: Fields, tx: Transaction, position: int
+    ) -> None:
+        text = (
+            f"{self._created_text(p)}; round {p['round']}, table {p['table']} "
+            f"of tournament {p['tournament']}"
+        )
+        self.seal(tx, kind, game, p, position, text, text)
 
     @staticmethod
-    def names(tx: Transaction, event: GameEvent) -> list[str]:
-        names: list[str] = tx.peek(f"{game_key(event.originator_id)}:names") or []
-        return names
+    def _created_text(p: Fields) -> str:
+        guild = "with" if p["guild"] else "without"
+        return f"game created: draw {p['draw']}, {guild} the Guild"
 
-    def who(self, tx: Transaction, event: GameEvent, seat: int) -> str:
-        names = self.names(tx, event)
-        return names[seat] if seat < len(names) else f"seat {seat}"
+    @on(PlayerJoined)
+    def _joined(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        tx.doc(f"{game}:names", []).append(p["name"])
+        tx.append(game, entry(kind, p, position, f"{p['name']} took seat {p['player']}"))
 
-    @project.register
-    def _created(self, event: GameCreated, tx: Transaction, position: int) -> None:
-        guild = "with" if event.guild else "without"
-        text = f"game created: draw {event.draw}, {guild} the Guild"
-        if isinstance(event, TournamentGameCreated):
-            text += f"; round {event.round}, table {event.table} of tournament {event.tournament}"
-        self.seal(tx, event, position, text, text)
-
-    @project.register
-    def _joined(self, event: PlayerJoined, tx: Transaction, position: int) -> None:
-        tx.doc(f"{game_key(event.originator_id)}:names", []).append(event.name)
-        self.log(tx, event, position, f"{event.name} took seat {event.player}")
-
-    @project.register
-    def _left(self, event: PlayerLeft, tx: Transaction, position: int) -> None:
+    @on(PlayerLeft)
+    def _left(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        seat = p["player"]
         text = (
-            f"{self.who(tx, event, event.player)} was removed from seat {event.player}; "
+            f"{who(_names(tx, game), seat)} was removed from seat {seat}; "
             "the seats after it move down"
         )
-        self.log(tx, event, position, text)
-        names: list[str] = tx.doc(f"{game_key(event.originator_id)}:names", [])
-        del names[event.player]
+        tx.append(game, entry(kind, p, position, text))
+        names: list[str] = tx.doc(f"{game}:names", [])
+        del names[seat]
 
-    @project.register
-    def _started(self, event: GameStarted, tx: Transaction, position: int) -> None:
-        n = len(self.names(tx, event))
-        self.log(tx, event, position, f"game started, {n} players; cabinet: {cards(event.cabinet)}")
+    @on(GameStarted)
+    def _started(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        n = len(_names(tx, game))
+        text = f"game started, {n} players; cabinet: {cards(p['cabinet'])}"
+        tx.append(game, entry(kind, p, position, text))
 
-    @project.register
-    def _dealt(self, event: CardsDealt, tx: Transaction, position: int) -> None:
+    @on(CardsDealt)
+    def _dealt(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        names = _names(tx, game)
+        hands = p["hands"]
         text = "dealt " + ", ".join(
-            f"{self.who(tx, event, seat)} {len(hand)}" for seat, hand in enumerate(event.hands)
+            f"{who(names, seat)} {len(hand)}" for seat, hand in enumerate(hands)
         )
-        full = "; ".join(
-            f"{self.who(tx, event, seat)}: {cards(hand)}" for seat, hand in enumerate(event.hands)
-        )
-        self.seal(tx, event, position, text, f"dealt {full}")
+        full = "; ".join(f"{who(names, seat)}: {cards(hand)}" for seat, hand in enumerate(hands))
+        self.seal(tx, kind, game, p, position, text, f"dealt {full}")
 
-    @project.register
-    def _drawn(self, event: CardsDrawn, tx: Transaction, position: int) -> None:
-        n = len(event.cards)
-        text = f"{self.who(tx, event, event.player)} drew {n} card{'s' if n != 1 else ''}"
-        self.seal(tx, event, position, text, f"{text}: {cards(event.cards)}")
+    @on(CardsDrawn)
+    def _drawn(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        drawn = p["cards"]
+        n = len(drawn)
+        text = f"{who(_names(tx, game), p['player'])} drew {n} card{'s' if n != 1 else ''}"
+        self.seal(tx, kind, game, p, position, text, f"{text}: {cards(drawn)}")
 
-    @project.register
-    def _discarded(self, event: CardDiscarded, tx: Transaction, position: int) -> None:
-        text = f"{self.who(tx, event, event.player)} discarded {card(event.card)}"
-        self.log(tx, event, position, text)
+    @on(CardDiscarded)
+    def _discarded(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        text = f"{who(_names(tx, game), p['player'])} discarded {card(p['card'])}"
+        tx.append(game, entry(kind, p, position, text))
 
-    @project.register
-    def _stolen(self, event: StageStolen, tx: Transaction, position: int) -> None:
-        owner = self.who(tx, event, event.owner)
+    @on(StageStolen)
+    def _stolen(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        names = _names(tx, game)
         text = (
-            f"{self.who(tx, event, event.player)} took {card(event.card)} "
-            f"from stage {event.stage} of {owner}'s {event.column} column"
+            f"{who(names, p['player'])} took {card(p['card'])} "
+            f"from stage {p['stage']} of {who(names, p['owner'])}'s {p['column']} column"
         )
-        self.log(tx, event, position, text)
+        tx.append(game, entry(kind, p, position, text))
 
-    @project.register
-    def _taken(self, event: StageTaken, tx: Transaction, position: int) -> None:
+    @on(StageTaken)
+    def _taken(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
         text = (
-            f"{self.who(tx, event, event.player)} took {card(event.card)} "
-            f"from stage {event.stage} of their own {event.column} column"
+            f"{who(_names(tx, game), p['player'])} took {card(p['card'])} "
+            f"from stage {p['stage']} of their own {p['column']} column"
         )
-        self.log(tx, event, position, text)
+        tx.append(game, entry(kind, p, position, text))
 
-    @project.register
-    def _assembled(self, event: RecipeAssembled, tx: Transaction, position: int) -> None:
+    @on(RecipeAssembled)
+    def _assembled(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
         text = (
-            f"{self.who(tx, event, event.player)} assembled {card(event.card)} "
-            f"from {cards(event.components)}"
+            f"{who(_names(tx, game), p['player'])} assembled {card(p['card'])} "
+            f"from {cards(p['components'])}"
         )
-        self.log(tx, event, position, text)
+        tx.append(game, entry(kind, p, position, text))
 
-    @project.register
-    def _placed(self, event: RecipePlaced, tx: Transaction, position: int) -> None:
+    @on(RecipePlaced)
+    def _placed(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
         text = (
-            f"{self.who(tx, event, event.player)} placed {card(event.card)} "
-            f"on stage {event.stage} of their {event.column} column"
+            f"{who(_names(tx, game), p['player'])} placed {card(p['card'])} "
+            f"on stage {p['stage']} of their {p['column']} column"
         )
-        self.log(tx, event, position, text)
+        tx.append(game, entry(kind, p, position, text))
 
-    @project.register
-    def _returned(self, event: ComponentsReturned, tx: Transaction, position: int) -> None:
-        self.log(tx, event, position, f"back to the cabinet: {cards(event.cards)}")
+    @on(ComponentsReturned)
+    def _returned(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        tx.append(game, entry(kind, p, position, f"back to the cabinet: {cards(p['cards'])}"))
 
-    @project.register
-    def _cast(self, event: SpellCast, tx: Transaction, position: int) -> None:
-        text = f"{self.who(tx, event, event.player)} cast {card(event.spell)}"
-        if event.kind == "knowledge":
-            text += f", taking {card(event.card)}"
-        elif event.kind == "transformation":
-            text += f", giving {card(event.recipe)} for {card(event.card)}"
-        elif event.kind == "destruction":
-            text += f" on {card(event.recipe)}, keeping {card(event.card)}"
+    @on(SpellCast)
+    def _cast(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        text = f"{who(_names(tx, game), p['player'])} cast {card(p['spell'])}"
+        spell = p["kind"]
+        if spell == "knowledge":
+            text += f", taking {card(p['card'])}"
+        elif spell == "transformation":
+            text += f", giving {card(p['recipe'])} for {card(p['card'])}"
+        elif spell == "destruction":
+            text += f" on {card(p['recipe'])}, keeping {card(p['card'])}"
         else:
-            text += f" into stage {event.stage} of their {event.column} column"
-        self.log(tx, event, position, text)
+            text += f" into stage {p['stage']} of their {p['column']} column"
+        tx.append(game, entry(kind, p, position, text))
 
-    @project.register
-    def _awarded(self, event: PointsAwarded, tx: Transaction, position: int) -> None:
+    @on(PointsAwarded)
+    def _awarded(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
         text = (
-            f"{self.who(tx, event, event.player)} scored {event.points} "
-            f"({event.rule}, {event.cause} v{event.cause_version})"
+            f"{who(_names(tx, game), p['player'])} scored {p['points']} "
+            f"({p['rule']}, {p['cause']} v{p['cause_version']})"
         )
-        self.log(tx, event, position, text)
+        tx.append(game, entry(kind, p, position, text))
 
-    @project.register
-    def _completed(self, event: SequenceCompleted, tx: Transaction, position: int) -> None:
-        text = f"{self.who(tx, event, event.player)} completed their {event.column} column"
-        self.log(tx, event, position, text)
+    @on(SequenceCompleted)
+    def _completed(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        text = f"{who(_names(tx, game), p['player'])} completed their {p['column']} column"
+        tx.append(game, entry(kind, p, position, text))
 
-    @project.register
-    def _turn(self, event: TurnEnded, tx: Transaction, position: int) -> None:
-        did = "passed" if event.passed else "ended the turn"
-        after = self.who(tx, event, event.next_player)
-        text = f"{self.who(tx, event, event.player)} {did}; {after} plays"
-        self.log(tx, event, position, text)
+    @on(TurnEnded)
+    def _turn(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        names = _names(tx, game)
+        did = "passed" if p["passed"] else "ended the turn"
+        text = f"{who(names, p['player'])} {did}; {who(names, p['next_player'])} plays"
+        tx.append(game, entry(kind, p, position, text))
 
-    @project.register
-    def _withdrawn(self, event: SeatWithdrawn, tx: Transaction, position: int) -> None:
-        text = f"{self.who(tx, event, event.player)} withdrew: their turns pass (R3.5)"
-        self.log(tx, event, position, text)
+    @on(SeatWithdrawn)
+    def _withdrawn(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        text = f"{who(_names(tx, game), p['player'])} withdrew: their turns pass (R3.5)"
+        tx.append(game, entry(kind, p, position, text))
 
-    @project.register
-    def _called(self, event: GameCalled, tx: Transaction, position: int) -> None:
-        text = f"{event.by} called the game (T8.1): it ends after the last seat's turn"
-        self.log(tx, event, position, text)
+    @on(GameCalled)
+    def _called(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        text = f"{p['by']} called the game (T8.1): it ends after the last seat's turn"
+        tx.append(game, entry(kind, p, position, text))
 
-    @project.register
-    def _ended(self, event: GameEnded, tx: Transaction, position: int) -> None:
-        winners = " and ".join(self.who(tx, event, s) for s in event.winners)
-        text = f"game over ({event.reason}): {winners} won, scores {event.scores}"
-        self.log(tx, event, position, text)
-        game = game_key(event.originator_id)
+    @on(GameEnded)
+    def _ended(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        names = _names(tx, game)
+        winners = " and ".join(who(names, s) for s in p["winners"])
+        text = f"game over ({p['reason']}): {winners} won, scores {p['scores']}"
+        tx.append(game, entry(kind, p, position, text))
         sealed: dict[str, Entry] = tx.peek(f"{game}:sealed") or {}
         for index, full in sorted(sealed.items(), key=lambda item: int(item[0])):
             tx.replace(game, int(index), full)  # R9.3: now everything may be seen

@@ -54,6 +54,26 @@ class ListChange:
     cleared: bool = False
 
 
+def patched(change: ListChange, start: int) -> tuple[list[str], dict[int, str]]:
+    """The items to append to a list now ``start`` long, the replacements of
+    items among them made already, and the replacements left for items
+    stored before: the same list, with fewer writes (a game's move log
+    replaces its sealed entries when it ends, often in the batch that
+    appended them)."""
+    appended, replaced = change.appended, change.replaced
+    end = start + len(appended)
+    if not replaced or not any(start <= index < end for index in replaced):
+        return appended, replaced
+    appended = list(appended)
+    left: dict[int, str] = {}
+    for index, value in replaced.items():
+        if start <= index < end:
+            appended[index - start] = value
+        else:
+            left[index] = value
+    return appended, left
+
+
 @dataclass
 class Changes:
     """One batch of writes to one namespace; ``None`` as a document deletes it.

@@ -29,6 +29,7 @@ from projections.ports import (
     Changes,
     TrackingConflictError,
     ViewStoreUnavailableError,
+    patched,
 )
 
 T = TypeVar("T")
@@ -153,6 +154,18 @@ class RedisViewStore:
                 current = pipe.get(self._active(active[0])) or DEFAULT_GENERATION
                 if current != active[1]:
                     raise TrackingConflictError(f"{active[0]} now reads generation {current}")
+            # the length of each list that is appended to and has items
+            # replaced: a replaced item appended in this batch is sent as it
+            # ends, not sent and then set
+            patching = [
+                key for key, change in changes.lists.items() if change.appended and change.replaced
+            ]
+            lengths: dict[str, int] = {}
+            if patching:
+                reader = self.redis.pipeline(transaction=False)
+                for key in patching:
+                    reader.llen(self._key(ns, key))
+                lengths = dict(zip(patching, reader.execute(), strict=True))
             pipe.multi()
             for key, value in changes.docs.items():
                 if value is None:
@@ -160,11 +173,16 @@ class RedisViewStore:
                 else:
                     pipe.set(self._key(ns, key), value)
             for key, change in changes.lists.items():
+                replaced = change.replaced
                 if change.cleared:
                     pipe.delete(self._key(ns, key))
                 if change.appended:
-                    pipe.rpush(self._key(ns, key), *change.appended)
-                for index, value in change.replaced.items():
+                    start = 0 if change.cleared else lengths.get(key)
+                    appended = change.appended
+                    if start is not None:
+                        appended, replaced = patched(change, start)
+                    pipe.rpush(self._key(ns, key), *appended)
+                for index, value in replaced.items():
                     pipe.lset(self._key(ns, key), index, value)
             for key, removed in changes.zset_removed.items():
                 pipe.zrem(self._key(ns, key), *removed)

@@ -1,28 +1,31 @@
-"""Keeps one projection live: catch up from its tracked position, then follow.
+"""Keeps projections live: catch up from their tracked positions, then follow.
 
-A runner subscribes to the application's recorder after the position its
-view has committed (PostgreSQL: the library's LISTEN/NOTIFY subscription;
-SQLite: projections/subscription.py), and projects what arrives in batches:
-the events at hand, up to ``batch_size``, are committed together with the
-last one's position. Catching up costs one commit per batch; a live event is
-committed as soon as it arrives.
+A runner keeps one projection, or several on one subscription (``opus
+project`` and ``opus serve`` run all of them so): it subscribes to the
+application's recorder after the lowest position its views have committed
+(PostgreSQL: the library's LISTEN/NOTIFY subscription; SQLite:
+projections/subscription.py), reads and decodes each event once, and hands
+what arrives to every projection in batches: each view commits the events
+at hand, up to ``batch_size``, together with the last one's position,
+skipping those it holds already. Catching up costs one commit per batch and
+view; a live event is committed as soon as it arrives.
 
 Failures:
 - a projection error stops the runner with a ``ProjectionError`` naming the
-  failing position; the events before it in its batch are committed first,
-  so a restart resumes exactly at the failing event;
+  projection and the failing position; the events before it in its batch
+  are committed first, so a restart resumes exactly at the failing event;
 - a view store that cannot be reached is retried (the position reloaded)
   until ``reconnect_timeout``, then the runner stops loudly;
 - so is an event store that drops its connection (PostgreSQL restarted, a
   connection killed, idle or busy): the application and its subscription
   are opened again, from the view's position, until ``reconnect_timeout``;
-- while idle, every ``check_interval`` seconds, the runner reads its view's
-  position (and active generation) from the store: if it went back or
+- while idle, every ``check_interval`` seconds, the runner reads its views'
+  positions (and active generations) from the store: if one went back or
   vanished (Redis restarted empty, or from an older snapshot) or moved
-  under it, the view is reloaded and followed from the store's position at
-  once, not at the next event;
+  under it, the views are reloaded and followed from the store's positions
+  at once, not at the next event;
 - a tracking conflict (another writer, or a blue/green swap) reloads the
-  view's generation and position and resubscribes from there.
+  views' generations and positions and resubscribes from there.
 """
 
 from __future__ import annotations
@@ -33,11 +36,13 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
+from uuid import UUID
 
 from eventsourcing.persistence import InterfaceError, Notification, OperationalError
 
 from domain.application import Opus
-from projections.base import EventDecoder, ViewProjection
+from domain.internals import Row
+from projections.base import EventDecoder, Record, ViewProjection, rows_of
 from projections.ports import TrackingConflictError, ViewStore, ViewStoreUnavailableError
 from projections.queries import WAIT_TIMEOUT
 from projections.view import View
@@ -88,31 +93,29 @@ class ProjectionError(Exception):
 
 
 def decode_all(
-    decoder: Callable[[Notification], Any], notifications: Sequence[Notification]
-) -> tuple[list[Any], Exception | None]:
-    """The events, up to the first that cannot be decoded, and its error."""
-    events: list[Any] = []
-    for notification in notifications:
-        try:
-            events.append(decoder(notification))
-        except Exception as e:
-            return events, e
-    return events, None
+    decoder: EventDecoder, rows: Sequence[Row], *, text_ids: bool = True
+) -> tuple[list[Record], Exception | None]:
+    """The records, up to the first row that cannot be decoded, and its error
+    (``EventDecoder.decode``)."""
+    return decoder.decode(rows, text_ids=text_ids)
 
 
 def project_batch(
     projection: ViewProjection,
-    notifications: Sequence[Notification],
-    events: list[Any],
+    rows: Sequence[Row],
+    events: list[Record],
     application_name: str,
     decode_error: Exception | None = None,
+    positions: list[int] | None = None,
 ) -> None:
-    """Project decoded events in one commit. ``events[i]`` is
-    ``notifications[i]`` decoded; a shorter list means the next one failed
-    to decode with ``decode_error``. On a failure, commit the events before
-    it, then raise a ProjectionError with its position."""
+    """Project decoded events in one commit. ``events[i]`` is ``rows[i]``
+    decoded (a record, projections/base.py) and ``positions`` the rows'
+    positions; a shorter list means the next one failed to decode with
+    ``decode_error``. On a failure, commit the events before it, then raise
+    a ProjectionError with its position."""
     view = projection.view
-    positions = [n.id for n in notifications]
+    if positions is None:
+        positions = [row[0] for row in rows]
     error: Exception | None = decode_error
     try:
         with view.batch():
@@ -129,12 +132,20 @@ def project_batch(
     if done:
         with view.batch():
             projection.process_events(events[:done], positions[:done])
-    failed = notifications[done]
-    kind = failed.topic.rpartition(":")[2]
-    what = f"{kind} v{failed.originator_version} of game {failed.originator_id}"
+    position, originator_id, version, topic, _ = rows[done]
+    kind = topic.rpartition(":")[2]
+    what = f"{kind} v{version} of game {_aggregate(originator_id)}"
     raise ProjectionError(
-        projection.name, failed.id, f"{what}: {type(error).__name__}: {error}"
+        projection.name, position, f"{what}: {type(error).__name__}: {error}"
     ) from error
+
+
+def _aggregate(originator_id: Any) -> str:
+    """An aggregate id as the message names it (a UUID's usual text)."""
+    try:
+        return str(originator_id if isinstance(originator_id, UUID) else UUID(originator_id))
+    except (TypeError, ValueError, AttributeError):
+        return str(originator_id)
 
 
 class Outage:
@@ -161,7 +172,8 @@ class Outage:
 
 
 class ProjectionRunner:
-    """Runs one projection in a thread until stopped or failed.
+    """Runs one projection, or several on one subscription, in a thread
+    until stopped or failed.
 
     ``open_application`` opens the application whose log it follows
     (infra/bootstrap.py gives one); the runner owns what it returns, and
@@ -169,7 +181,7 @@ class ProjectionRunner:
 
     def __init__(
         self,
-        projection_class: type[ViewProjection],
+        projection_classes: type[ViewProjection] | Sequence[type[ViewProjection]],
         store: ViewStore,
         open_application: Callable[[], Opus],
         *,
@@ -177,8 +189,12 @@ class ProjectionRunner:
         reconnect_timeout: float = RECONNECT_TIMEOUT,
         check_interval: float = CHECK_INTERVAL,
     ) -> None:
-        self.projection_class = projection_class
-        self.name = projection_class.name
+        if isinstance(projection_classes, type):
+            projection_classes = [projection_classes]
+        if not projection_classes:
+            raise ValueError("a runner needs a projection")
+        self.projection_classes = tuple(projection_classes)
+        self.name = ", ".join(cls.name for cls in self.projection_classes)
         self.store = store
         self.batch_size = batch_size
         self.reconnect_timeout = reconnect_timeout
@@ -188,7 +204,8 @@ class ProjectionRunner:
         # threads would race to create PostgreSQL's tables and functions.
         self.app = open_application()
         self.error: BaseException | None = None
-        self.view: View | None = None
+        # the views being followed, by projection name (set once following)
+        self.views: dict[str, View] = {}
         # A store that fails is retried for ``reconnect_timeout`` seconds from
         # the first failure since it was last reached.
         self._views_outage = Outage(
@@ -198,11 +215,12 @@ class ProjectionRunner:
             f"projection {self.name}: event store", reconnect_timeout, EventStoreUnavailableError
         )
         self._app_broken = False
-        # the view's position at the last check, if that check found it behind the log
-        self._behind_at: tuple[int | None] | None = None
+        # each view's position at the last check, if that check found it behind the log
+        self._behind_at: dict[str, int | None] = {}
         self._stopping = threading.Event()
         self._stopped = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=f"project-{self.name}", daemon=True)
+        label = self.projection_classes[0].name if len(self.projection_classes) == 1 else "all"
+        self._thread = threading.Thread(target=self._run, name=f"project-{label}", daemon=True)
 
     # ---- control ----------------------------------------------------------------
 
@@ -226,15 +244,23 @@ class ProjectionRunner:
     def is_running(self) -> bool:
         return self._thread.is_alive()
 
+    @property
+    def view(self) -> View | None:
+        """The view of a runner of one projection, once following."""
+        if len(self.projection_classes) != 1:
+            raise TypeError(f"runner of {self.name}: name a view in .views")
+        return self.views.get(self.name)
+
     def wait(self, position: int, timeout: float = WAIT_TIMEOUT) -> None:
-        """Read-your-writes: block until the view has reached ``position``."""
+        """Read-your-writes: block until every view has reached ``position``."""
         deadline = time.monotonic() + timeout
         while True:
-            view = self.view
-            if view is not None:
-                reached = view.store.position(view.ns, view.application_name)
-                if reached is not None and reached >= position:
-                    return
+            views = list(self.views.values())
+            if len(views) == len(self.projection_classes) and all(
+                (view.store.position(view.ns, view.application_name) or 0) >= position
+                for view in views
+            ):
+                return
             if self.error is not None:
                 raise self.error
             if time.monotonic() > deadline:
@@ -296,16 +322,17 @@ class ProjectionRunner:
         self._app_broken = False
 
     def _follow(self, app: Opus, decoder: EventDecoder) -> None:
-        """Subscribe after the view's position and project until stopped.
-        Returns normally only when stopping; a progress made before a
-        reconnect or reload is kept."""
-        view = View(self.store, self.name)
-        projection = self.projection_class(view)
-        self.view = view
-        view.position  # noqa: B018 - reads the store: it is reachable again
+        """Subscribe after the views' lowest position and project until
+        stopped. Returns normally only when stopping; a progress made before
+        a reconnect or reload is kept."""
+        projections = [cls(View(self.store, cls.name)) for cls in self.projection_classes]
+        views = [projection.view for projection in projections]
+        # reads the store: it is reachable again
+        start = min(view.position or 0 for view in views)
+        self.views = {view.projection: view for view in views}
         self._views_outage.reached()
         inbox: queue.Queue[Notification | BaseException] = queue.Queue(maxsize=4 * self.batch_size)
-        subscription = app.recorder.subscribe(gt=view.position)
+        subscription = app.recorder.subscribe(gt=start)
         # Entered, so that leaving joins its threads: none may still be
         # reading through the application's connections when they close.
         subscription.__enter__()
@@ -319,7 +346,7 @@ class ProjectionRunner:
                     first = inbox.get(timeout=0.1)
                 except queue.Empty:
                     if time.monotonic() >= next_check:
-                        self._check(view)
+                        self._check(views)
                         next_check = time.monotonic() + self.check_interval
                     continue
                 batch = [first]
@@ -331,8 +358,11 @@ class ProjectionRunner:
                 errors = [item for item in batch if isinstance(item, BaseException)]
                 notifications = [item for item in batch if isinstance(item, Notification)]
                 if notifications:
-                    events, decode_error = decode_all(decoder, notifications)
-                    project_batch(projection, notifications, events, app.name, decode_error)
+                    rows = rows_of(notifications)
+                    events, decode_error = decode_all(decoder, rows, text_ids=False)
+                    positions = [row[0] for row in rows]
+                    for projection in projections:
+                        project_batch(projection, rows, events, app.name, decode_error, positions)
                     self._events_outage.reached()
                 if errors:
                     raise errors[0]
@@ -341,22 +371,30 @@ class ProjectionRunner:
             subscription.__exit__(None, None, None)
             reader.join(timeout=5)
 
-    def _check(self, view: View) -> None:
-        """While idle: the event store still answers, the view stands in the
-        store where this runner believes it does, and it is not left behind
+    def _check(self, views: list[View]) -> None:
+        """While idle: the event store still answers, and each view stands in
+        the store where this runner believes it does and is not left behind
         the log (a notification missed: behind at two checks in a row, with
         nothing arriving between them); else raise."""
         head = self.app.recorder.max_notification_id() or 0  # raises if unreachable
         self._events_outage.reached()
+        for view in views:
+            self._check_view(view, head)
+
+    def _check_view(self, view: View, head: int) -> None:
         behind = head > (view.position or 0)
-        if behind and self._behind_at == (view.position,):
-            self._behind_at = None
+        name = view.projection
+        if behind and name in self._behind_at and self._behind_at[name] == view.position:
+            del self._behind_at[name]
             raise ViewMovedError(
                 f"{view.ns} stays at position {view.position} while the log is at {head}: "
                 "following again from there"
             )
-        self._behind_at = (view.position,) if behind else None
-        if view.follows_active and self.store.active_generation(self.name) != view.generation:
+        if behind:
+            self._behind_at[name] = view.position
+        else:
+            self._behind_at.pop(name, None)
+        if view.follows_active and self.store.active_generation(name) != view.generation:
             raise ViewMovedError(f"generation {view.generation} is no longer active")
         believed = view.position
         stored = self.store.position(view.ns, view.application_name)

@@ -9,39 +9,32 @@ needs nothing of the write side.
 
 from __future__ import annotations
 
-from typing import Any
-
-from eventsourcing.dispatch import singledispatchmethod
-
 from domain.disclosure import ORGANISER, disclose
 from domain.events import GameCreated, PlayerJoined, PlayerLeft
-from projections.base import ViewProjection, game_key
+from projections.base import Fields, ViewProjection, on
 from projections.view import Transaction
 
 
 class Seats(ViewProjection):
     name = "seats"
 
-    @singledispatchmethod
-    def project(self, event: Any, tx: Transaction, position: int) -> None:
-        """Other events only move the position."""
+    @on(GameCreated)
+    def _created(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        tx.put(game, {"seats": {}})
 
-    @project.register
-    def _created(self, event: GameCreated, tx: Transaction, position: int) -> None:
-        tx.put(game_key(event.originator_id), {"seats": {}})
-
-    @project.register
-    def _left(self, event: PlayerLeft, tx: Transaction, position: int) -> None:
-        seats: dict[str, int] = tx.doc(game_key(event.originator_id))["seats"]
+    @on(PlayerLeft)
+    def _left(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        seats: dict[str, int] = tx.doc(game)["seats"]
+        left = p["player"]
         for token_hash, seat in list(seats.items()):
-            if seat == event.player:
+            if seat == left:
                 del seats[token_hash]
-            elif seat > event.player:  # the seats after it move down
+            elif seat > left:  # the seats after it move down
                 seats[token_hash] = seat - 1
 
-    @project.register
-    def _joined(self, event: PlayerJoined, tx: Transaction, position: int) -> None:
-        known = disclose("PlayerJoined", vars(event), ORGANISER, ended=False)
+    @on(PlayerJoined)
+    def _joined(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        known = disclose("PlayerJoined", p, ORGANISER, ended=False)
         if known["token_hash"]:
-            seats = tx.doc(game_key(event.originator_id))["seats"]
+            seats = tx.doc(game)["seats"]
             seats[known["token_hash"]] = known["player"]

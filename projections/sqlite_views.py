@@ -13,6 +13,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from itertools import count, repeat
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from projections.ports import (
     Changes,
     TrackingConflictError,
     ViewStoreUnavailableError,
+    patched,
 )
 
 SCHEMA = (
@@ -36,6 +38,7 @@ SCHEMA = (
     "generation TEXT NOT NULL) WITHOUT ROWID",
 )
 TABLES = ("view_docs", "view_lists", "view_zsets", "view_tracking")
+PAGE_SIZE = 16384
 
 
 class SQLiteViewStore:
@@ -50,6 +53,10 @@ class SQLiteViewStore:
         )
         self._lock = threading.Lock()
         with self._lock:
+            # 16 KiB pages for a new file (an existing one keeps its own): a
+            # move log entry is a few hundred bytes, and rows that size fill
+            # 4 KiB pages of a WITHOUT ROWID table a few at a time
+            self._conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
             self._conn.execute("PRAGMA journal_mode=WAL")
             # NORMAL in WAL mode: a power cut may lose the last commits, never
             # split one, and data and position always travel together.
@@ -177,11 +184,13 @@ class SQLiteViewStore:
         for key, change in changes.lists.items():
             if change.cleared:
                 c.execute("DELETE FROM view_lists WHERE ns=? AND key=?", (ns, key))
+            replaced = change.replaced
             if change.appended:
                 sql = "SELECT COALESCE(MAX(idx) + 1, 0) FROM view_lists WHERE ns=? AND key=?"
                 start = c.execute(sql, (ns, key)).fetchone()[0]
-                rows.extend((ns, key, start + i, v) for i, v in enumerate(change.appended))
-            updates.extend((value, ns, key, index) for index, value in change.replaced.items())
+                appended, replaced = patched(change, start)
+                rows.extend(zip(repeat(ns), repeat(key), count(start), appended))
+            updates.extend((value, ns, key, index) for index, value in replaced.items())
         c.executemany("INSERT INTO view_lists VALUES (?, ?, ?, ?)", rows)
         c.executemany("UPDATE view_lists SET value=? WHERE ns=? AND key=? AND idx=?", updates)
         c.executemany(

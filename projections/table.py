@@ -16,12 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from eventsourcing.dispatch import singledispatchmethod
-
 from domain.disclosure import HIDING, PUBLIC, disclose
 from domain.events import GameCreated, GameEvent
 from domain.table import Doc, PublicTable
-from projections.base import ViewProjection, game_key
+from projections.base import Fields, ViewProjection, on
 from projections.view import Transaction
 
 
@@ -53,35 +51,28 @@ class GameTable:
 class TableView(ViewProjection):
     name = "table"
 
-    @singledispatchmethod
-    def project(self, event: Any, tx: Transaction, position: int) -> None:
-        """Events of other aggregates."""
-
-    @project.register
-    def _created(self, event: GameCreated, tx: Transaction, position: int) -> None:
-        game = game_key(event.originator_id)
-        public = disclose("GameCreated", vars(event), PUBLIC, ended=False)
+    @on(GameCreated)
+    def _created(
+        self, kind: str, game: str, fields: Fields, tx: Transaction, position: int
+    ) -> None:
+        public = disclose("GameCreated", fields, PUBLIC, ended=False)
         table = PublicTable(commitment=public["commitment"])
-        doc = GameTable(game, table, event.originator_version, position)
+        doc = GameTable(game, table, fields["originator_version"], position)
         tx.put(game, doc)
         doc.batch = tx.serial
 
-    @project.register
-    def _event(self, event: GameEvent, tx: Transaction, position: int) -> None:
-        game = game_key(event.originator_id)
+    @on(GameEvent)
+    def _event(self, kind: str, game: str, fields: Fields, tx: Transaction, position: int) -> None:
         doc = tx.peek(game)
         if type(doc) is not GameTable:
             doc = self._load(tx, game, doc)
-        event_type = type(event).__name__
-        fields = vars(event)
         # An event with no hidden field is read as it is: the table reads its
         # public fields by name, never an identity field.
-        if event_type in HIDING:
-            fields = disclose(event_type, fields, PUBLIC, ended=False)
-        doc.table.evolve(event_type, fields)
-        doc.version = event.originator_version
+        public = disclose(kind, fields, PUBLIC, ended=False) if kind in HIDING else fields
+        doc.table.evolve(kind, public)
+        doc.version = fields["originator_version"]
         doc.position = position
-        if doc.batch != tx.serial or event_type == "GameStarted":
+        if doc.batch != tx.serial or kind == "GameStarted":
             # to be written when this batch commits, with its whole stacks
             tx.put(game, doc)
             if doc.table.status != "open":

@@ -22,13 +22,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from eventsourcing.dispatch import singledispatchmethod
-
 from domain.disclosure import PUBLIC, disclose
 from domain.tournaments.events import RoundClosed, TournamentCreated, TournamentEvent
 from domain.tournaments.standings import Row, digest
 from domain.tournaments.state import TournamentState
-from projections.base import ViewProjection, game_key
+from projections.base import Fields, ViewProjection, on
 from projections.view import Transaction
 
 Doc = dict[str, Any]
@@ -195,38 +193,36 @@ def _seal(event: Doc | None) -> Doc | None:
 class Tournaments(ViewProjection):
     name = "tournaments"
 
-    @singledispatchmethod
-    def project(self, event: Any, tx: Transaction, position: int) -> None:
-        """Games' events only move the position."""
-
-    @project.register
-    def _created(self, event: TournamentCreated, tx: Transaction, position: int) -> None:
-        key = game_key(event.originator_id)
-        model = TournamentModel(key, self._public(event))
+    @on(TournamentCreated)
+    def _created(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
+        model = TournamentModel(key, self._public(kind, p))
         model.position = position
         self._write(tx, key, model)
 
-    @project.register
-    def _event(self, event: TournamentEvent, tx: Transaction, position: int) -> None:
-        key = game_key(event.originator_id)
+    @on(TournamentEvent)
+    def _event(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
         stored = tx.peek(f"{key}:model")
         if stored is None:
             raise KeyError(f"no tournament {key}: its TournamentCreated was never projected")
         model = stored if type(stored) is TournamentModel else TournamentModel.from_json(stored)
-        model.add(self._public(event), event.originator_version, position)
+        model.add(self._public(kind, p), p["originator_version"], position)
         self._write(tx, key, model)
-        if isinstance(event, RoundClosed):  # T9.1: the standings this seal is over
-            rows = model.state.standings(event.round)
-            tx.put(f"{key}:standings:{event.round}", standings_doc(rows, round_=event.round))
+
+    @on(RoundClosed)
+    def _closed(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
+        self._event(kind, key, p, tx, position)
+        # T9.1: the standings this seal is over
+        model: TournamentModel = tx.peek(f"{key}:model")
+        rows = model.state.standings(p["round"])
+        tx.put(f"{key}:standings:{p['round']}", standings_doc(rows, round_=p["round"]))
 
     @staticmethod
-    def _public(event: Any) -> Doc:
-        fields = vars(event)
-        doc = disclose(type(event).__name__, fields, PUBLIC, ended=False)
-        doc["type"] = type(event).__name__
-        doc["timestamp"] = event.timestamp.isoformat()
-        if fields.get("seed"):  # round 1's, kept for the standings (never served)
-            doc["seed"] = fields["seed"]
+    def _public(kind: str, p: Fields) -> Doc:
+        doc = disclose(kind, p, PUBLIC, ended=False)
+        doc["type"] = kind
+        doc["timestamp"] = p["timestamp"]
+        if p.get("seed"):  # round 1's, kept for the standings (never served)
+            doc["seed"] = p["seed"]
         return doc
 
     @staticmethod

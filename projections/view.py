@@ -35,8 +35,13 @@ def dumps(value: Any) -> str:
     """The one serialisation of view values: the same value, the same bytes
     (compact, keys sorted, UTF-8 as is; orjson, ten times the standard
     library's speed on these small documents). A projection may keep a
-    document as a model with a ``to_json()`` (projections/table.py)."""
-    return orjson.dumps(value, default=_to_json, option=orjson.OPT_SORT_KEYS).decode()
+    document as a model with a ``to_json()`` (projections/table.py).
+    ``Transaction.append`` makes the same call inline (once per event)."""
+    return _dumps(value, default=_to_json, option=_SORTED).decode()
+
+
+_dumps = orjson.dumps
+_SORTED = orjson.OPT_SORT_KEYS
 
 
 def _to_json(value: Any) -> Any:
@@ -51,6 +56,7 @@ class Transaction:
 
     def __init__(self, view: View) -> None:
         self._view = view
+        self._docs = view._docs  # its cache, read here first (the hot path)
         self.serial = next(_SERIALS)  # tells one batch from another, never reused
         self._dirty: set[str] = set()
         self._deleted: set[str] = set()
@@ -61,7 +67,9 @@ class Transaction:
     def doc(self, key: str, default: Any = None) -> Any:
         """The document under ``key`` (``default`` if none), to be changed in
         place: it is written back when the batch commits."""
-        value = self._view.cached(key)
+        value = self._docs.get(key, _ABSENT)
+        if value is _ABSENT:
+            value = self._view.cached(key)
         if value is _ABSENT:
             if default is None:
                 raise KeyError(key)
@@ -73,7 +81,9 @@ class Transaction:
 
     def peek(self, key: str) -> Any:
         """The document under ``key`` or None, for reading only."""
-        value = self._view.cached(key)
+        value = self._docs.get(key, _ABSENT)
+        if value is _ABSENT:
+            value = self._view.cached(key)
         return None if value is _ABSENT else value
 
     def put(self, key: str, value: Any) -> None:
@@ -87,7 +97,10 @@ class Transaction:
         self._deleted.add(key)
 
     def append(self, key: str, value: Any) -> None:
-        self._list(key).appended.append(dumps(value))
+        change = self.lists.get(key)
+        if change is None:
+            change = self.lists[key] = ListChange()
+        change.appended.append(_dumps(value, default=_to_json, option=_SORTED).decode())
 
     def replace(self, key: str, index: int, value: Any) -> None:
         """Replace a list item; applied after the batch's appends."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import Any
 
 
 def test_postgres_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -18,7 +19,24 @@ def test_postgres_env(environ: Mapping[str, str] | None = None) -> dict[str, str
         "POSTGRES_PORT": env.get("OPUS_TEST_POSTGRES_PORT", "5432"),
         "POSTGRES_USER": env.get("OPUS_TEST_POSTGRES_USER", "postgres"),
         "POSTGRES_PASSWORD": env.get("OPUS_TEST_POSTGRES_PASSWORD", ""),
+        # the application's recorder (infra/bootstrap.py), as the service opens it
+        "APPLICATION_RECORDER_TOPIC": "infra.postgres_recorder:LockedInsertRecorder",
     }
 
 
 test_postgres_env.__test__ = False  # type: ignore[attr-defined]  # pytest: not a test
+
+
+def connect_test_postgres(*, autocommit: bool = True) -> Any:
+    """A psycopg connection to the PostgreSQL of ``test_postgres_env``."""
+    import psycopg
+
+    env = test_postgres_env()
+    return psycopg.connect(
+        dbname=env["POSTGRES_DBNAME"],
+        host=env["POSTGRES_HOST"],
+        port=env["POSTGRES_PORT"],
+        user=env["POSTGRES_USER"],
+        password=env["POSTGRES_PASSWORD"] or None,
+        autocommit=autocommit,
+    )

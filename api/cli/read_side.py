@@ -61,11 +61,13 @@ def batch_size_option(default: int, what: str) -> Any:
     help="Seconds to keep retrying an unreachable view store or event store before failing.",
 )
 def project(projections: tuple[str, ...], batch_size: int, reconnect_timeout: float) -> None:
-    """Run projection runners (all, or those named): catch up from each
-    view's tracked position, then follow the log live, until interrupted.
+    """Run the projections (all, or those named) on one subscription: catch
+    up from each view's tracked position, then follow the log live, until
+    interrupted.
 
-    A projection that fails stops every runner and the command exits 1,
-    naming the failing position; run it again to resume exactly there.
+    A projection that fails stops them all and the command exits 1, naming
+    the projection and the failing position; run it again to resume exactly
+    there.
     """
     settings = replace(
         Settings.from_env(), runner_batch_size=batch_size, reconnect_timeout=reconnect_timeout
@@ -77,28 +79,22 @@ def project(projections: tuple[str, ...], batch_size: int, reconnect_timeout: fl
         stopping.set()
 
     signal.signal(signal.SIGTERM, stop)
-    runners = [projection_runner(settings, cls) for cls in classes]
-    names = ", ".join(cls.name for cls in classes)
+    runner = projection_runner(settings, classes)
     click.echo(
-        f"projecting {names}: events {settings.describe_events()} "
+        f"projecting {runner.name}: events {settings.describe_events()} "
         f"-> views {settings.views.describe()}"
     )
-    for runner in runners:
-        runner.start()
+    runner.start()
     try:
-        while not stopping.is_set() and all(r.is_running for r in runners):
+        while not stopping.is_set() and runner.is_running:
             stopping.wait(0.2)
     except KeyboardInterrupt:
         pass
-    for runner in runners:
-        runner.stop()
-    for runner in runners:
-        runner.join()
-        runner.store.close()
-    errors = [r.error for r in runners if r.error is not None]
-    for error in errors:
-        click.echo(f"error: {error}", err=True)
-    if errors:
+    runner.stop()
+    runner.join()
+    runner.store.close()
+    if runner.error is not None:
+        click.echo(f"error: {runner.error}", err=True)
         sys.exit(1)
     click.echo("stopped")
 

@@ -17,7 +17,7 @@ import pytest
 
 from domain.application import Opus
 from domain.simulation import play_game
-from infra.bootstrap import projection_runner
+from infra.bootstrap import open_application, projection_runner
 from infra.settings import Settings
 from projections.registry import PROJECTIONS
 from projections.runner import EventStoreUnavailableError, ProjectionRunner
@@ -43,8 +43,9 @@ def postgres() -> Iterator[PostgresServer]:
 
 
 def play(env: dict[str, str], games: int, seed: int) -> int:
-    """Games played through an application of their own; the log's head."""
-    app = Opus(env=env)
+    """Games played through an application of their own (opened as the
+    service opens it, while runners may be reopening theirs); the log's head."""
+    app = open_application(Settings.from_env(env))
     try:
         rng = random.Random(seed)
         for _ in range(games):

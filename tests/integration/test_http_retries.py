@@ -150,12 +150,15 @@ def test_the_stream_refills_lost_messages_from_the_log_sealed(
     dropped: list[int] = []
     dropping = True
 
-    def lossy(game: str, message: str) -> None:
-        version = json.loads(message)["version"]
-        if dropping and version % 3 != 0:
-            dropped.append(version)
-            return
-        publish(game, message)
+    def lossy(game: str, *messages: str) -> None:
+        kept = []
+        for message in messages:
+            version = json.loads(message)["version"]
+            if dropping and version % 3 != 0:
+                dropped.append(version)
+            else:
+                kept.append(message)
+        publish(game, *kept)
 
     monkeypatch.setattr(broker, "publish", lossy)
     for _ in range(6):

@@ -28,7 +28,7 @@ from domain.simulation import NAMES, play_game
 from domain.table import public_view
 from infra.bootstrap import rebuild_workers
 from infra.settings import Settings
-from projections.base import EventDecoder
+from projections.base import EventDecoder, event_of, record_of
 from projections.ports import DEFAULT_GENERATION, Changes, TrackingConflictError, namespace
 from projections.queries import Queries
 from projections.rebuild import rebuild
@@ -157,7 +157,8 @@ def app(events_env: dict[str, str]) -> Any:
 
 
 def run_all(views: ViewsUnderTest, env: dict[str, str]) -> list[ProjectionRunner]:
-    return [ProjectionRunner(cls, views.store, opener(env)).start() for cls in PROJECTIONS.values()]
+    """Every projection on one subscription, as ``opus project`` runs them."""
+    return [ProjectionRunner(list(PROJECTIONS.values()), views.store, opener(env)).start()]
 
 
 def stop_all(runners: list[ProjectionRunner]) -> None:
@@ -257,6 +258,36 @@ def test_a_rebuild_from_zero_gives_byte_identical_views_to_the_live_ones(
     assert len(live["table"]) >= 10 and len(live["move_log"]) >= 5
 
 
+def test_one_runner_brings_views_at_different_positions_to_the_same_bytes(
+    app: Opus, events_env: dict[str, str], views: ViewsUnderTest
+) -> None:
+    """A shared subscription starts at the lowest view's position; a view
+    ahead skips what it holds, each commits its own position."""
+    game_id = start_game(app, 4, 31)
+    play_moves(app, game_id, 15, seed=31)
+    with ProjectionRunner(Scoreboard, views.store, opener(events_env)) as ahead:
+        ahead.wait(last_position(app), timeout=20)
+    play_moves(app, game_id, 15, seed=32)
+    with ProjectionRunner(
+        [PROJECTIONS["table"], PROJECTIONS["move_log"]], views.store, opener(events_env)
+    ) as behind:
+        behind.wait(last_position(app), timeout=20)
+    play_moves(app, game_id, 15, seed=33)
+    queries = Queries(views.store)
+    assert queries.position("scoreboard") < queries.position("table") < last_position(app)
+    runner = run_all(views, events_env)[0]
+    try:
+        runner.wait(last_position(app), timeout=20)
+        assert sorted(runner.views) == sorted(PROJECTIONS)
+    finally:
+        stop_all([runner])
+    end = last_position(app)
+    live = dumps(views)
+    rebuilt = rebuild(views.store, app, select([]), as_of=end)
+    assert dumps(views, rebuilt.generation) == live
+    assert all(d["tracking"] == {"Opus": end} for d in live.values())
+
+
 def test_a_rebuild_in_worker_processes_gives_the_same_bytes(
     app: Opus, events_env: dict[str, str], views: ViewsUnderTest
 ) -> None:
@@ -328,7 +359,7 @@ def test_an_event_at_or_below_the_tracked_position_is_skipped(
 ) -> None:
     game_id = start_game(app, 2, 51)
     play_moves(app, game_id, 15, seed=51)
-    decode = EventDecoder(app.mapper)
+    decode = app.mapper.to_domain_event
     notifications = app.recorder.select_notifications(0, 10_000)
     projection = Scoreboard(View(views.store, "scoreboard"))
     for n in notifications:  # one transaction per event
@@ -492,13 +523,19 @@ def test_the_sqlite_subscription_wakes_at_once_in_process_and_by_polling_across(
 
 
 def test_decoding_matches_the_library_mapper(app: Opus) -> None:
+    """A record parsed from the stored JSON is the record of the event the
+    library's mapper decodes, and makes that event again."""
     game_id = start_game(app, 3, 91)
     play_moves(app, game_id, 30, seed=91)
     decode = EventDecoder(app.mapper)
     for n in app.recorder.select_notifications(0, 10_000):
         fast, slow = decode(n), app.mapper.to_domain_event(n)
-        assert type(fast) is type(slow) and vars(fast) == vars(slow)
-        assert isinstance(fast, GameEvent) or n.originator_version == 1
+        assert fast == record_of(slow)
+        cls, kind, key, fields = fast
+        assert cls is type(slow) and kind == cls.__name__ and key == str(slow.originator_id)
+        again = event_of(cls, fields)
+        assert type(again) is type(slow) and vars(again) == vars(slow)
+        assert isinstance(slow, GameEvent) or n.originator_version == 1
 
 
 # ---- the command line --------------------------------------------------------------

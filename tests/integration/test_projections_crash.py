@@ -101,14 +101,14 @@ def test_kill_9_at_random_points_then_the_views_equal_a_clean_rebuild(
         for _ in range(KILLS):
             # small batches: more commits, so more points to be cut between
             process = subprocess.Popen(
-                [*PROJECT, "--batch-size", "40"],
+                [*PROJECT, "--batch-size", "10"],
                 env=env,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
             )
             assert process.stdout is not None
             assert process.stdout.readline().startswith(b"projecting")  # started up
-            time.sleep(rng.uniform(0.0, 0.4))
+            time.sleep(rng.uniform(0.0, 0.15))
             logged = players.app.recorder.max_notification_id() or 0
             process.send_signal(signal.SIGKILL)
             _, stderr = process.communicate()

@@ -20,7 +20,7 @@ from flask.testing import FlaskClient
 from api.stream import create_stream_app
 from domain.bots import BOTS
 from domain.simulation import play_game
-from infra.broker import RESYNC, RedisBroker
+from infra.broker import RESYNC, InProcessBroker, RedisBroker
 from tests.apps import embedded_app
 from tests.conftest import REDIS_URL
 from tests.redis_keys import drop_prefix
@@ -211,6 +211,24 @@ def test_live_events_reach_their_games_streams_only() -> None:
         drop_prefix(REDIS_URL, base)
 
 
+@pytest.mark.parametrize("kind", ["redis", "in-process"])
+def test_a_saves_messages_arrive_in_order_from_one_publish(kind: str) -> None:
+    """A save's events are published together (one round trip to Redis)
+    and reach each stream in the order given."""
+    prefix = f"opus-test:{uuid.uuid4().hex[:8]}:"
+    broker = RedisBroker(REDIS_URL, prefix) if kind == "redis" else InProcessBroker()
+    game = str(uuid.uuid4())
+    messages = [f"event {i}" for i in range(5)]
+    try:
+        with broker.subscribe(game) as stream:
+            broker.publish(game, *messages)
+            assert [stream.get(timeout=5) for _ in messages] == messages
+            assert stream.get(timeout=0.3) is None
+    finally:
+        broker.close()
+        drop_prefix(REDIS_URL, prefix)
+
+
 def test_a_stream_that_lost_the_end_reads_it_from_the_log_when_told_to_resync(
     app: Flask,
 ) -> None:
@@ -223,7 +241,9 @@ def test_a_stream_that_lost_the_end_reads_it_from_the_log_when_told_to_resync(
     broker = app.extensions["opus"].broker
     published = broker.publish
     lost = threading.Event()
-    broker.publish = lambda game_id, message: None if lost.is_set() else published(game_id, message)
+    broker.publish = lambda game_id, *messages: (
+        None if lost.is_set() else published(game_id, *messages)
+    )
 
     def play_to_the_end_unheard() -> None:
         time.sleep(0.3)  # the stream has subscribed

@@ -26,6 +26,12 @@ from domain.tournaments.simulation import enter_tournament, play_on
 # The child plays on; the save of every game end after the first ``skip``
 # stops, inside its transaction (the recorder's ``_insert_events``: events
 # inserted, no commit) or after it (``insert_events``), and says so.
+# The application's PostgreSQL recorder (infra/postgres_recorder.py) saves
+# in one statement, with no moment between the insert and the commit for a
+# client to be killed in (tests/integration/test_postgres_recorder.py kills
+# one during its statement): "inside" on PostgreSQL is the library's
+# recorder, whose transaction spans two round trips.
+LIBRARY_RECORDER = "eventsourcing.postgres:PostgresApplicationRecorder"
 CHILD = """
 import json, sys, time
 from uuid import UUID
@@ -77,6 +83,8 @@ def check_once(app: Opus, tournament: UUID) -> None:
 def test_T5_1_a_result_is_recorded_exactly_once_across_kill_9(
     env: dict[str, str], tmp_path: Path, point: str
 ) -> None:
+    if point == "inside" and env["PERSISTENCE_MODULE"] == "eventsourcing.postgres":
+        env = {**env, "APPLICATION_RECORDER_TOPIC": LIBRARY_RECORDER}
     app = Opus(env=env)
     run = enter_tournament(app, players=10, rounds=3, seed=int.from_bytes(os.urandom(4), "big"))
     app.close()

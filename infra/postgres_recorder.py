@@ -1,0 +1,99 @@
+"""The PostgreSQL recorder the application writes with: eventsourcing's, with
+one command's events saved in one round trip.
+
+The library's recorder saves in a pipeline: ``SET LOCAL lock_timeout``,
+``LOCK TABLE … IN EXCLUSIVE MODE``, ``NOTIFY``, the ``INSERT``, a sync to
+read the notification ids, then ``COMMIT``: two round trips with the table
+lock held across both, and across the time the Python process takes between
+them. The lock is what makes the log safe to tail (no transaction is given
+notification ids while another that has ids has not committed, so a reader
+never passes a gap that fills in later); it also makes every concurrent save
+wait in line for the one that holds it. With many API threads on few cores,
+the holder is often descheduled between its round trips, and the line grows.
+
+Here the same statements run inside one function, called as one statement in
+autocommit: the lock is taken, the events inserted, the channel notified and
+the transaction committed (durably, as before) on the server, without a
+round trip in between. The lock is the same lock, held for as short a time
+as it can be. (The library's own ``POSTGRES_ENABLE_DB_FUNCTIONS`` function
+drops the lock, and with it the guarantee: it is not used.)
+
+Errors are the library's: a duplicate version raises ``IntegrityError`` as
+the library's recorder does, which the application turns into its
+concurrency error. tests/integration/test_postgres_recorder.py holds it to
+the library's recorder tests and to the ordering guarantee.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
+from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
+from eventsourcing.utils import retry
+from psycopg.sql import SQL, Identifier, Literal
+
+TOPIC = "infra.postgres_recorder:LockedInsertRecorder"
+
+
+class LockedInsertRecorder(PostgresApplicationRecorder):
+    """``PostgresApplicationRecorder`` whose ``insert_events`` is one call of
+    a function that locks the table, inserts and notifies."""
+
+    def __init__(
+        self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events"
+    ) -> None:
+        super().__init__(datastore, events_table_name=events_table_name)
+        # Versioned: a process opening the store creates it only if it is
+        # missing (a CREATE OR REPLACE run by processes starting together
+        # fails with "tuple concurrently updated"); a change to it is a new
+        # version, beside the old.
+        function = f"opus_insert_events_v1_{self.datastore.originator_id_type}"
+        schema = Identifier(self.datastore.schema)
+        self._insert_function = function
+        self._sql_create_locked_insert = SQL(
+            "DO $DO$ BEGIN "
+            "IF NOT EXISTS (SELECT FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+            "WHERE n.nspname = {schema_name} AND p.proname = {function_name}) THEN "
+            "CREATE FUNCTION {schema}.{function}(events {schema}.{event}[]) "
+            "RETURNS SETOF bigint LANGUAGE plpgsql AS $BODY$ "
+            "BEGIN "
+            "SET LOCAL lock_timeout = '{lock_timeout}s'; "
+            "LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE; "
+            "NOTIFY {channel}; "
+            "RETURN QUERY INSERT INTO {schema}.{table} "
+            "(originator_id, originator_version, topic, state) "
+            "SELECT originator_id, originator_version, topic, state FROM unnest(events) "
+            "RETURNING notification_id; "
+            "END; $BODY$; "
+            "END IF; "
+            "END $DO$"
+        ).format(
+            schema=schema,
+            schema_name=Literal(self.datastore.schema),
+            function=Identifier(function),
+            function_name=Literal(function),
+            event=Identifier(self.stored_event_type_name),
+            lock_timeout=self.datastore.lock_timeout,
+            table=Identifier(self.events_table_name),
+            channel=Identifier(self.channel_name),
+        )
+        self.sql_create_statements.append(self._sql_create_locked_insert)
+        self._sql_call_locked_insert = SQL("SELECT * FROM {schema}.{function}(%s)").format(
+            schema=schema, function=Identifier(function)
+        )
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def insert_events(
+        self, stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> Sequence[int] | None:
+        if not stored_events:
+            return []
+        rows = [
+            self.construct_pg_stored_event(e.originator_id, e.originator_version, e.topic, e.state)
+            for e in stored_events
+        ]
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(self._sql_call_locked_insert, (rows,), prepare=True)
+            return [row[self._insert_function] for row in curs.fetchall()]

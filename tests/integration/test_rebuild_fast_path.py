@@ -1,0 +1,534 @@
+"""The rebuild's fast path against the slow one, byte for byte.
+
+A rebuild (and a live runner) reads the log as rows (``select_rows``) and
+parses each stored event straight into a record (``EventDecoder``: no
+domain event, no mapper), committing batches of thousands. Here the same
+log, holding every kind of game and tournament event, is projected also
+through the library's interface, one domain event at a time
+(``process_event``, events made by the library's mapper), and by live
+runners catching up; every view must hold the same bytes, on SQLite views
+and on Redis views. The move log and the scoreboard are also built by their
+former implementations, handlers of domain events (kept below as they
+were), which the views must equal too.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from typing import Any
+from uuid import UUID
+
+import orjson
+import pytest
+from eventsourcing.dispatch import singledispatchmethod
+from eventsourcing.persistence import Notification, Tracking
+
+from domain.application import Opus
+from domain.bots import BOTS
+from domain.disclosure import PUBLIC, disclose
+from domain.events import (
+    EVENT_TYPES,
+    CardDiscarded,
+    CardsDealt,
+    CardsDrawn,
+    ComponentsReturned,
+    GameCalled,
+    GameCreated,
+    GameEnded,
+    GameEvent,
+    GameStarted,
+    PlayerJoined,
+    PlayerLeft,
+    PointsAwarded,
+    RecipeAssembled,
+    RecipePlaced,
+    SeatWithdrawn,
+    SequenceCompleted,
+    SpellCast,
+    StageStolen,
+    StageTaken,
+    TournamentGameCreated,
+    TurnEnded,
+)
+from domain.internals import select_rows
+from domain.ruleset import RuleSet
+from domain.simulation import play_game
+from domain.state import CARDS
+from domain.tournaments.events import TOURNAMENT_EVENT_TYPES
+from domain.tournaments.simulation import enter_tournament, play_on, play_out, token_hash, token_of
+from projections.base import EventDecoder, ViewProjection, event_of, game_key, record_of, rows_of
+from projections.ports import namespace
+from projections.rebuild import rebuild, replay
+from projections.registry import PROJECTIONS, select
+from projections.view import Transaction, View
+from tests.conftest import ViewsUnderTest
+from tests.integration.test_projections import (
+    last_position,
+    play_moves,
+    run_all,
+    start_game,
+    stop_all,
+    wait_all,
+)
+
+SPELLS = {"knowledge", "transformation", "destruction", "transmutation"}
+
+
+@pytest.fixture
+def app(events_env: dict[str, str]) -> Any:
+    application = Opus(env=events_env)
+    yield application
+    application.close()
+
+
+def fill(app: Opus) -> None:
+    """Every kind of event: games of 2 to 6 players in each variant, one with
+    a seat removed before the start and one withdrawn during play, a column
+    completed, games running and open, and a tournament with a penalty, a
+    drop, a called game, a corrected result and its finish."""
+    rng = random.Random(11)
+    play_game(app, 2, "random", rng, secret=b"\x11" * 32)
+    play_game(app, 4, "greedy", rng, RuleSet(draw="one"), secret=b"\x12" * 32)
+    play_game(app, 3, "greedy", rng, RuleSet(guild=False), secret=b"\x13" * 32)
+    play_game(app, 5, "random", rng, secret=b"\x14" * 32)
+    play_game(app, 6, "greedy", rng, secret=b"\x15" * 32)
+    play_game(app, 2, "greedy", random.Random(2), secret=bytes([2]) * 32)  # completes a column
+    game = app.create_game(secret=b"\x16" * 32)
+    for k, name in enumerate(("Ada", "Boris", "Cleo")):
+        app.join(game, name, token_hash=str(k) * 64)
+    app.remove_seat(game, 1)
+    app.join(game, "Dmitri", token_hash="3" * 64)
+    app.start(game)
+    play_moves(app, game, 12, seed=3)
+    app.withdraw(game, app.state(game).turn)
+    play_moves(app, game, 400, seed=4)
+    play_moves(app, start_game(app, 3, 9), 25, seed=9)
+    app.join(app.create_game(), "Eva")
+
+    run = enter_tournament(app, 7, 3, seed=5)
+    tournaments = app.tournaments
+    tournaments.penalise(run.tournament, 2, Fraction(1, 2), "late", "arbiter")
+    tournaments.pair(run.tournament)
+    tables = tournaments.get(run.tournament).state.rounds[-1].tables
+    tournaments.drop(run.tournament, tables[0].players[0])
+    tournaments.call(run.tournament, tables[0].game, "arbiter")
+    choose = BOTS["random"](random.Random(5))
+    for table in tables:
+        hashes = [token_hash(token_of(run.seed, p)) for p in table.players]
+        play_out(app, table.game, hashes, choose)
+    results = tournaments.get(run.tournament).state.results
+    corrected = next(iter(results))
+    places = list(results[corrected].places)
+    upside_down = [1 + sum(other > mine for other in places) for mine in places]
+    tournaments.correct(run.tournament, corrected, upside_down, "reversed", "arbiter")
+    play_on(app, run, "random", drop_rate=0.2)
+
+
+def assert_every_kind_is_in(app: Opus) -> None:
+    events = [app.mapper.to_domain_event(n) for n in app.recorder.select_notifications(0, 10**6)]
+    kinds = {type(e).__name__ for e in events}
+    assert kinds >= set(EVENT_TYPES) | set(TOURNAMENT_EVENT_TYPES)
+    assert {e.kind for e in events if isinstance(e, SpellCast)} == SPELLS
+
+
+def one_event_at_a_time(
+    app: Opus, views: ViewsUnderTest, classes: list[type[ViewProjection]], generation: str
+) -> None:
+    """Through the library's interface: domain events made by its mapper,
+    ``process_event`` for each; the first ones in a transaction each, the
+    others in batches of a few (as a live runner's)."""
+    notifications = app.recorder.select_notifications(0, 10**6)
+    for cls in classes:
+        projection = cls(View(views.store, cls.name, generation, fresh=True))
+        for start in range(0, len(notifications), 37):
+            batch = notifications[start : start + 37]
+            if start < 300:
+                for n in batch:
+                    projection.process_event(app.mapper.to_domain_event(n), Tracking("Opus", n.id))
+                continue
+            with projection.view.batch():
+                for n in batch:
+                    projection.process_event(app.mapper.to_domain_event(n), Tracking("Opus", n.id))
+
+
+def dumps(views: ViewsUnderTest, generation: str) -> dict[str, Any]:
+    return {name: views.store.dump(namespace(name, generation)) for name in PROJECTIONS}
+
+
+def test_the_fast_path_gives_the_bytes_of_one_event_at_a_time_and_of_live_runners(
+    app: Opus, events_env: dict[str, str], views: ViewsUnderTest
+) -> None:
+    fill(app)
+    assert_every_kind_is_in(app)
+    end = last_position(app)
+    fast = dumps(views, rebuild(views.store, app, select([]), as_of=end).generation)
+    assert all(dump["tracking"] == {"Opus": end} for dump in fast.values())
+    assert fast["move_log"] and fast["tournaments"] and fast["table"]
+
+    one_event_at_a_time(app, views, list(PROJECTIONS.values()), "slow")
+    slow = dumps(views, "slow")
+    for name in PROJECTIONS:
+        assert slow[name] == fast[name], name
+
+    runners = run_all(views, events_env)  # they catch up from nothing, in batches
+    try:
+        wait_all(runners, end)
+    finally:
+        stop_all(runners)
+    live = {name: views.store.dump(namespace(name, "g0")) for name in PROJECTIONS}
+    for name in PROJECTIONS:
+        assert live[name] == fast[name], name
+
+
+def test_the_move_log_and_the_scoreboard_equal_their_former_implementations(
+    app: Opus, views: ViewsUnderTest
+) -> None:
+    fill(app)
+    end = last_position(app)
+    fast = rebuild(views.store, app, select(["move_log", "scoreboard"]), as_of=end).generation
+    former: list[ViewProjection] = [
+        cls(View(views.store, cls.name, "former", fresh=True))
+        for cls in (FormerMoveLog, FormerScoreboard)
+    ]
+    replay(app, former, 0, end)
+    for name in ("move_log", "scoreboard"):
+        then = views.store.dump(namespace(name, "former"))
+        assert then == views.store.dump(namespace(name, fast)), name
+
+
+# ---- decoding -------------------------------------------------------------------
+
+
+def test_rows_are_what_select_notifications_reads(app: Opus) -> None:
+    play_moves(app, start_game(app, 3, 21), 30, seed=21)
+    topics = ["domain.events:CardsDrawn", "domain.events:TurnEnded"]
+    for after, limit, stop, only in ((0, 1000, 10**6, []), (5, 7, 40, []), (3, 50, 90, topics)):
+        rows = select_rows(app, after, limit, stop, only)
+        notifications = app.recorder.select_notifications(
+            after, limit, stop, only, inclusive_of_start=False
+        )
+        assert rows is not None and len(rows) == len(notifications) > 0
+        decoder = EventDecoder(app.mapper)
+        for row, n in zip(rows, notifications, strict=True):
+            assert row[0] == n.id and row[2:] == (n.originator_version, n.topic, n.state)
+            assert isinstance(n.originator_id, UUID) and str(n.originator_id) == str(
+                UUID(str(row[1]))
+            )
+            assert decoder.decode([row])[0] == decoder.decode(rows_of([n]), text_ids=False)[0]
+    assert select_rows(Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}), 0, 10, 10) is None
+
+
+def stored(app: Opus, n: Notification, state: dict[str, Any]) -> Notification:
+    return Notification(
+        id=n.id,
+        originator_id=n.originator_id,
+        originator_version=n.originator_version,
+        topic=n.topic,
+        state=orjson.dumps(state),
+    )
+
+
+def test_what_the_decoder_does_not_parse_itself_goes_through_the_mapper(app: Opus) -> None:
+    """A record is the record of the event the library's mapper decodes,
+    whatever the stored state: a timestamp not as ``isoformat`` writes it
+    (then ``isoformat`` of what the mapper reads), a value of another
+    transcoded type, an aggregate id that is not a UUID."""
+    play_moves(app, start_game(app, 2, 31), 5, seed=31)
+    decoder = EventDecoder(app.mapper)
+    n = app.recorder.select_notifications(0, 10)[-1]
+    state = orjson.loads(n.state)
+    stamp = state["timestamp"]["_data_"]
+    variants = {
+        "as stored": state,
+        "in Z": {**state, "timestamp": {**state["timestamp"], "_data_": stamp[:-6] + "Z"}},
+        "no microseconds": {
+            **state,
+            "timestamp": {**state["timestamp"], "_data_": stamp[:19] + "+00:00"},
+        },
+        "zero microseconds": {
+            **state,
+            "timestamp": {**state["timestamp"], "_data_": stamp[:19] + ".000000+00:00"},
+        },
+        "in another zone": {
+            **state,
+            "timestamp": {**state["timestamp"], "_data_": stamp[:-6] + "+02:00"},
+        },
+        "another transcoded value": {
+            **state,
+            "command": {"_type_": "uuid_hex", "_data_": "0" * 32},
+        },
+    }
+    for label, variant in variants.items():
+        made = stored(app, n, variant)
+        record = decoder(made)
+        assert record == record_of(app.mapper.to_domain_event(made)), label
+        cls, kind, _, fields = record
+        assert type(event_of(cls, fields)) is cls and kind == cls.__name__, label
+    timestamps = {
+        label: decoder(stored(app, n, v))[3]["timestamp"] for label, v in variants.items()
+    }
+    whole = stamp[:19] + "+00:00"
+    assert timestamps == {
+        "as stored": stamp,
+        "in Z": stamp,
+        "no microseconds": whole,
+        "zero microseconds": whole,
+        "in another zone": stamp[:-6] + "+02:00",
+        "another transcoded value": stamp,
+    }
+
+
+def test_a_projection_of_domain_events_reads_the_events_the_mapper_makes(
+    app: Opus, views: ViewsUnderTest
+) -> None:
+    """The older form of a projection (``project`` on domain events) keeps
+    working: its events are made from the records."""
+    play_moves(app, start_game(app, 3, 41), 40, seed=41)
+    seen: list[tuple[int, Any]] = []
+
+    class Recording(ViewProjection):
+        name = "recording"
+
+        @singledispatchmethod
+        def project(self, event: Any, tx: Transaction, position: int) -> None:
+            """Others."""
+
+        @project.register
+        def _event(self, event: GameEvent, tx: Transaction, position: int) -> None:
+            seen.append((position, event))
+
+    rebuild(views.store, app, [Recording])
+    expected = [
+        (n.id, app.mapper.to_domain_event(n)) for n in app.recorder.select_notifications(0, 10**6)
+    ]
+    assert [(p, type(e), vars(e)) for p, e in seen] == [
+        (p, type(e), vars(e)) for p, e in expected if isinstance(e, GameEvent)
+    ]
+
+
+# ---- the former implementations, as they were (handlers of domain events) ----------
+
+
+def card(card_id: int | None) -> str:
+    return "nothing" if card_id is None else f"{CARDS[card_id].name} ({card_id})"
+
+
+def cards(card_ids: list[int]) -> str:
+    return ", ".join(card(c) for c in card_ids) or "no cards"
+
+
+def entry(event: Any, position: int, text: str) -> dict[str, Any]:
+    event_type = type(event).__name__
+    return {
+        "position": position,
+        "version": event.originator_version,
+        "event": event_type,
+        "timestamp": event.timestamp.isoformat(),
+        **disclose(event_type, vars(event), PUBLIC, ended=False),
+        "text": text,
+    }
+
+
+class FormerMoveLog(ViewProjection):
+    name = "move_log"
+
+    @singledispatchmethod
+    def project(self, event: Any, tx: Transaction, position: int) -> None:
+        """Events of other aggregates are not moves."""
+
+    def log(self, tx: Transaction, event: Any, position: int, text: str) -> None:
+        tx.append(game_key(event.originator_id), entry(event, position, text))
+
+    def seal(self, tx: Transaction, event: Any, position: int, text: str, full_text: str) -> None:
+        game = game_key(event.originator_id)
+        public = entry(event, position, text)
+        tx.append(game, public)
+        revealed = disclose(type(event).__name__, vars(event), PUBLIC, ended=True)
+        sealed: dict[str, Any] = tx.doc(f"{game}:sealed", {})
+        sealed[str(event.originator_version - 1)] = {**public, **revealed, "text": full_text}
+
+    @staticmethod
+    def names(tx: Transaction, event: Any) -> list[str]:
+        names: list[str] = tx.peek(f"{game_key(event.originator_id)}:names") or []
+        return names
+
+    def who(self, tx: Transaction, event: Any, seat: int) -> str:
+        names = self.names(tx, event)
+        return names[seat] if seat < len(names) else f"seat {seat}"
+
+    @project.register
+    def _created(self, event: GameCreated, tx: Transaction, position: int) -> None:
+        guild = "with" if event.guild else "without"
+        text = f"game created: draw {event.draw}, {guild} the Guild"
+        if isinstance(event, TournamentGameCreated):
+            text += f"; round {event.round}, table {event.table} of tournament {event.tournament}"
+        self.seal(tx, event, position, text, text)
+
+    @project.register
+    def _joined(self, event: PlayerJoined, tx: Transaction, position: int) -> None:
+        tx.doc(f"{game_key(event.originator_id)}:names", []).append(event.name)
+        self.log(tx, event, position, f"{event.name} took seat {event.player}")
+
+    @project.register
+    def _left(self, event: PlayerLeft, tx: Transaction, position: int) -> None:
+        text = (
+            f"{self.who(tx, event, event.player)} was removed from seat {event.player}; "
+            "the seats after it move down"
+        )
+        self.log(tx, event, position, text)
+        names: list[str] = tx.doc(f"{game_key(event.originator_id)}:names", [])
+        del names[event.player]
+
+    @project.register
+    def _started(self, event: GameStarted, tx: Transaction, position: int) -> None:
+        n = len(self.names(tx, event))
+        self.log(tx, event, position, f"game started, {n} players; cabinet: {cards(event.cabinet)}")
+
+    @project.register
+    def _dealt(self, event: CardsDealt, tx: Transaction, position: int) -> None:
+        text = "dealt " + ", ".join(
+            f"{self.who(tx, event, seat)} {len(hand)}" for seat, hand in enumerate(event.hands)
+        )
+        full = "; ".join(
+            f"{self.who(tx, event, seat)}: {cards(hand)}" for seat, hand in enumerate(event.hands)
+        )
+        self.seal(tx, event, position, text, f"dealt {full}")
+
+    @project.register
+    def _drawn(self, event: CardsDrawn, tx: Transaction, position: int) -> None:
+        n = len(event.cards)
+        text = f"{self.who(tx, event, event.player)} drew {n} card{'s' if n != 1 else ''}"
+        self.seal(tx, event, position, text, f"{text}: {cards(event.cards)}")
+
+    @project.register
+    def _discarded(self, event: CardDiscarded, tx: Transaction, position: int) -> None:
+        text = f"{self.who(tx, event, event.player)} discarded {card(event.card)}"
+        self.log(tx, event, position, text)
+
+    @project.register
+    def _stolen(self, event: StageStolen, tx: Transaction, position: int) -> None:
+        owner = self.who(tx, event, event.owner)
+        text = (
+            f"{self.who(tx, event, event.player)} took {card(event.card)} "
+            f"from stage {event.stage} of {owner}'s {event.column} column"
+        )
+        self.log(tx, event, position, text)
+
+    @project.register
+    def _taken(self, event: StageTaken, tx: Transaction, position: int) -> None:
+        text = (
+            f"{self.who(tx, event, event.player)} took {card(event.card)} "
+            f"from stage {event.stage} of their own {event.column} column"
+        )
+        self.log(tx, event, position, text)
+
+    @project.register
+    def _assembled(self, event: RecipeAssembled, tx: Transaction, position: int) -> None:
+        text = (
+            f"{self.who(tx, event, event.player)} assembled {card(event.card)} "
+            f"from {cards(event.components)}"
+        )
+        self.log(tx, event, position, text)
+
+    @project.register
+    def _placed(self, event: RecipePlaced, tx: Transaction, position: int) -> None:
+        text = (
+            f"{self.who(tx, event, event.player)} placed {card(event.card)} "
+            f"on stage {event.stage} of their {event.column} column"
+        )
+        self.log(tx, event, position, text)
+
+    @project.register
+    def _returned(self, event: ComponentsReturned, tx: Transaction, position: int) -> None:
+        self.log(tx, event, position, f"back to the cabinet: {cards(event.cards)}")
+
+    @project.register
+    def _cast(self, event: SpellCast, tx: Transaction, position: int) -> None:
+        text = f"{self.who(tx, event, event.player)} cast {card(event.spell)}"
+        if event.kind == "knowledge":
+            text += f", taking {card(event.card)}"
+        elif event.kind == "transformation":
+            text += f", giving {card(event.recipe)} for {card(event.card)}"
+        elif event.kind == "destruction":
+            text += f" on {card(event.recipe)}, keeping {card(event.card)}"
+        else:
+            text += f" into stage {event.stage} of their {event.column} column"
+        self.log(tx, event, position, text)
+
+    @project.register
+    def _awarded(self, event: PointsAwarded, tx: Transaction, position: int) -> None:
+        text = (
+            f"{self.who(tx, event, event.player)} scored {event.points} "
+            f"({event.rule}, {event.cause} v{event.cause_version})"
+        )
+        self.log(tx, event, position, text)
+
+    @project.register
+    def _completed(self, event: SequenceCompleted, tx: Transaction, position: int) -> None:
+        text = f"{self.who(tx, event, event.player)} completed their {event.column} column"
+        self.log(tx, event, position, text)
+
+    @project.register
+    def _turn(self, event: TurnEnded, tx: Transaction, position: int) -> None:
+        did = "passed" if event.passed else "ended the turn"
+        after = self.who(tx, event, event.next_player)
+        text = f"{self.who(tx, event, event.player)} {did}; {after} plays"
+        self.log(tx, event, position, text)
+
+    @project.register
+    def _withdrawn(self, event: SeatWithdrawn, tx: Transaction, position: int) -> None:
+        text = f"{self.who(tx, event, event.player)} withdrew: their turns pass (R3.5)"
+        self.log(tx, event, position, text)
+
+    @project.register
+    def _called(self, event: GameCalled, tx: Transaction, position: int) -> None:
+        text = f"{event.by} called the game (T8.1): it ends after the last seat's turn"
+        self.log(tx, event, position, text)
+
+    @project.register
+    def _ended(self, event: GameEnded, tx: Transaction, position: int) -> None:
+        winners = " and ".join(self.who(tx, event, s) for s in event.winners)
+        text = f"game over ({event.reason}): {winners} won, scores {event.scores}"
+        self.log(tx, event, position, text)
+        game = game_key(event.originator_id)
+        sealed: dict[str, Any] = tx.peek(f"{game}:sealed") or {}
+        for index, full in sorted(sealed.items(), key=lambda item: int(item[0])):
+            tx.replace(game, int(index), full)
+        tx.delete(f"{game}:sealed")
+        tx.delete(f"{game}:names")
+
+
+class FormerScoreboard(ViewProjection):
+    name = "scoreboard"
+
+    @singledispatchmethod
+    def project(self, event: Any, tx: Transaction, position: int) -> None:
+        """Other events only move the position."""
+
+    @project.register
+    def _joined(self, event: PlayerJoined, tx: Transaction, position: int) -> None:
+        game = game_key(event.originator_id)
+        tx.append(f"{game}:players", event.name)
+        tx.incr(f"{game}:totals", str(event.player), 0)
+
+    @project.register
+    def _left(self, event: PlayerLeft, tx: Transaction, position: int) -> None:
+        game = game_key(event.originator_id)
+        tx.rewrite(f"{game}:players", list(event.names))
+        tx.zremove(f"{game}:totals", str(len(event.names)))
+
+    @project.register
+    def _awarded(self, event: PointsAwarded, tx: Transaction, position: int) -> None:
+        game = game_key(event.originator_id)
+        tx.incr(f"{game}:totals", str(event.player), event.points)
+        award: dict[str, Any] = {
+            "seat": event.player,
+            "points": event.points,
+            "rule": event.rule,
+            "cause": event.cause,
+            "cause_version": event.cause_version,
+            "version": event.originator_version,
+            "position": position,
+        }
+        tx.append(f"{game}:awards", award)
