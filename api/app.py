@@ -30,6 +30,7 @@ from api import (
 )
 from api.bodies import register_body_checks
 from api.errors import register_error_handlers
+from api.json_provider import OrjsonProvider
 from api.ratelimit import (
     InProcessLimiter,
     Limiter,
@@ -65,6 +66,7 @@ def create_app(config: Settings | Mapping[str, str | None] | None = None) -> Fla
     else:
         settings = Settings.from_env(overrides=config)
     app = Flask("opus")
+    app.json = OrjsonProvider(app)
     app.config.update(
         API_TITLE="Opus",
         API_VERSION="1",

@@ -124,7 +124,7 @@ def outcome(game_id: UUID, result: Outcome, **extra: Any) -> dict[str, Any]:
 
 @blp.route("")
 class Games(MethodView):
-    @blp.arguments(CreateGameSchema, required=False)
+    @blp.arguments(CreateGameSchema(), required=False)
     @blp.doc(**docs.COMMAND)
     @blp.response(201, CreatedSchema)
     def post(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -184,7 +184,7 @@ def own_or_new_token(*, key_needs_it: bool = False) -> tuple[str, str]:
 
 @blp.route("/<uuid:game_id>/players")
 class Players(MethodView):
-    @blp.arguments(JoinSchema)
+    @blp.arguments(JoinSchema())
     @blp.doc(**docs.COMMAND)
     @blp.response(201, JoinedSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
@@ -215,7 +215,7 @@ class Start(MethodView):
 
 @blp.route("/<uuid:game_id>/remove-seat")
 class RemoveSeat(MethodView):
-    @blp.arguments(WithdrawSchema)
+    @blp.arguments(WithdrawSchema())
     @blp.doc(**docs.TOKEN_COMMAND)
     @blp.response(200, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
@@ -229,7 +229,7 @@ class RemoveSeat(MethodView):
 
 @blp.route("/<uuid:game_id>/withdraw")
 class Withdraw(MethodView):
-    @blp.arguments(WithdrawSchema)
+    @blp.arguments(WithdrawSchema())
     @blp.doc(**docs.TOKEN_COMMAND)
     @blp.response(200, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
@@ -290,7 +290,7 @@ def move_of(kind: str, args: dict[str, Any]) -> Move:
 
 @blp.route("/<uuid:game_id>/discard")
 class DiscardMove(MethodView):
-    @blp.arguments(DiscardSchema)
+    @blp.arguments(DiscardSchema())
     @blp.doc(**docs.MOVE)
     @blp.response(201, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
@@ -300,7 +300,7 @@ class DiscardMove(MethodView):
 
 @blp.route("/<uuid:game_id>/assemble")
 class AssembleMove(MethodView):
-    @blp.arguments(AssembleSchema)
+    @blp.arguments(AssembleSchema())
     @blp.doc(**docs.MOVE)
     @blp.response(201, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
@@ -310,7 +310,7 @@ class AssembleMove(MethodView):
 
 @blp.route("/<uuid:game_id>/place")
 class PlaceMove(MethodView):
-    @blp.arguments(PlaceSchema)
+    @blp.arguments(PlaceSchema())
     @blp.doc(**docs.MOVE)
     @blp.response(201, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
@@ -320,7 +320,7 @@ class PlaceMove(MethodView):
 
 @blp.route("/<uuid:game_id>/cast")
 class CastMove(MethodView):
-    @blp.arguments(CastSchema)
+    @blp.arguments(CastSchema())
     @blp.doc(**docs.MOVE)
     @blp.response(201, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
@@ -331,7 +331,7 @@ class CastMove(MethodView):
 
 @blp.route("/<uuid:game_id>/pass")
 class PassMove(MethodView):
-    @blp.arguments(PassSchema, required=False)
+    @blp.arguments(PassSchema(), required=False)
     @blp.doc(**docs.MOVE)
     @blp.response(201, OutcomeSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:

@@ -81,7 +81,7 @@ def view(
 
 @blp.route("/games/<uuid:game_id>")
 class TableQuery(MethodView):
-    @blp.arguments(AfterSchema, location="query")
+    @blp.arguments(AfterSchema(), location="query")
     @blp.response(200, ViewSchema)
     @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
     def get(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
@@ -92,7 +92,7 @@ class TableQuery(MethodView):
 
 @blp.route("/games/<uuid:game_id>/hand")
 class HandQuery(MethodView):
-    @blp.arguments(AfterSchema, location="query")
+    @blp.arguments(AfterSchema(), location="query")
     @blp.doc(**docs.TOKEN)
     @blp.response(200, ViewSchema)
     @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
@@ -120,7 +120,7 @@ class HandQuery(MethodView):
 
 @blp.route("/games/<uuid:game_id>/scoreboard")
 class ScoreboardQuery(MethodView):
-    @blp.arguments(AfterSchema, location="query")
+    @blp.arguments(AfterSchema(), location="query")
     @blp.response(200, ViewSchema)
     @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
     def get(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
@@ -130,7 +130,7 @@ class ScoreboardQuery(MethodView):
 
 @blp.route("/games/<uuid:game_id>/log")
 class MoveLogQuery(MethodView):
-    @blp.arguments(SinceSchema, location="query")
+    @blp.arguments(SinceSchema(), location="query")
     @blp.response(200, ViewSchema)
     @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
     def get(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
@@ -148,7 +148,7 @@ class MoveLogQuery(MethodView):
 
 @blp.route("/leaderboard")
 class LeaderboardQuery(MethodView):
-    @blp.arguments(LimitSchema, location="query")
+    @blp.arguments(LimitSchema(), location="query")
     @blp.response(200, ViewSchema)
     @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
     def get(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -158,7 +158,7 @@ class LeaderboardQuery(MethodView):
 
 @blp.route("/lobby")
 class LobbyQuery(MethodView):
-    @blp.arguments(LimitSchema, location="query")
+    @blp.arguments(LimitSchema(), location="query")
     @blp.response(200, ViewSchema)
     @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
     def get(self, args: dict[str, Any]) -> dict[str, Any]:

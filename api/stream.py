@@ -38,6 +38,7 @@ from flask_smorest import Blueprint
 
 from api import docs
 from api.errors import ApiError
+from api.json_provider import OrjsonProvider
 from api.runtime import Services, services
 from api.schemas import ErrorSchema
 from domain.audit import Record
@@ -198,6 +199,7 @@ def create_stream_app(config: Settings | Mapping[str, str | None] | None = None)
     settings = dataclasses.replace(settings, run_projections=False)
     _check_cooperative()
     app = Flask("opus-streams")
+    app.json = OrjsonProvider(app)
     app.config.update(
         API_TITLE="Opus streams",
         API_VERSION="1",

@@ -30,7 +30,7 @@ class StandingsArgs(AfterSchema):
 
 @blp.route("/tournaments/<uuid:tournament_id>")
 class TournamentQuery(MethodView):
-    @blp.arguments(AfterSchema, location="query")
+    @blp.arguments(AfterSchema(), location="query")
     @blp.response(200, ViewSchema)
     @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
     def get(self, args: dict[str, Any], tournament_id: UUID) -> dict[str, Any]:
@@ -48,7 +48,7 @@ class TournamentQuery(MethodView):
 
 @blp.route("/tournaments/<uuid:tournament_id>/standings")
 class StandingsQuery(MethodView):
-    @blp.arguments(StandingsArgs, location="query")
+    @blp.arguments(StandingsArgs(), location="query")
     @blp.response(200, ViewSchema)
     @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
     def get(self, args: dict[str, Any], tournament_id: UUID) -> dict[str, Any]:
@@ -67,7 +67,7 @@ class StandingsQuery(MethodView):
 
 @blp.route("/tournaments/<uuid:tournament_id>/rounds/<int:round_>")
 class RoundQuery(MethodView):
-    @blp.arguments(AfterSchema, location="query")
+    @blp.arguments(AfterSchema(), location="query")
     @blp.response(200, ViewSchema)
     @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
     def get(self, args: dict[str, Any], tournament_id: UUID, round_: int) -> dict[str, Any]:

@@ -86,7 +86,7 @@ def organiser_command() -> dict[str, Any]:
 
 @blp.route("")
 class Tournaments(MethodView):
-    @blp.arguments(CreateTournamentSchema)
+    @blp.arguments(CreateTournamentSchema())
     @blp.doc(**docs.COMMAND)
     @blp.response(201, TournamentCreatedSchema)
     def post(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -121,7 +121,7 @@ class Tournaments(MethodView):
 
 @blp.route("/<uuid:tournament_id>/players")
 class Players(MethodView):
-    @blp.arguments(RegisterSchema)
+    @blp.arguments(RegisterSchema())
     @blp.doc(**docs.COMMAND)
     @blp.response(201, RegisteredSchema)
     def post(self, args: dict[str, Any], tournament_id: UUID) -> dict[str, Any]:
@@ -142,7 +142,7 @@ class Players(MethodView):
 
 @blp.route("/<uuid:tournament_id>/drop")
 class Drop(MethodView):
-    @blp.arguments(DropSchema)
+    @blp.arguments(DropSchema())
     @blp.doc(**ORGANISER_COMMAND)
     @blp.response(200, TournamentOutcomeSchema)
     def post(self, args: dict[str, Any], tournament_id: UUID) -> dict[str, Any]:
@@ -161,7 +161,7 @@ class Drop(MethodView):
 
 @blp.route("/<uuid:tournament_id>/rounds")
 class Rounds(MethodView):
-    @blp.arguments(PairSchema, required=False)
+    @blp.arguments(PairSchema(), required=False)
     @blp.doc(**ORGANISER_COMMAND)
     @blp.response(201, PairedSchema)
     def post(self, args: dict[str, Any], tournament_id: UUID) -> dict[str, Any]:
@@ -178,7 +178,7 @@ class Rounds(MethodView):
 
 @blp.route("/<uuid:tournament_id>/games/<uuid:game_id>/call")
 class Call(MethodView):
-    @blp.arguments(CallSchema, required=False)
+    @blp.arguments(CallSchema(), required=False)
     @blp.doc(**ORGANISER_COMMAND)
     @blp.response(200, TournamentOutcomeSchema)
     def post(self, args: dict[str, Any], tournament_id: UUID, game_id: UUID) -> dict[str, Any]:
@@ -191,7 +191,7 @@ class Call(MethodView):
 
 @blp.route("/<uuid:tournament_id>/corrections")
 class Corrections(MethodView):
-    @blp.arguments(CorrectionSchema)
+    @blp.arguments(CorrectionSchema())
     @blp.doc(**ORGANISER_COMMAND)
     @blp.response(201, TournamentOutcomeSchema)
     def post(self, args: dict[str, Any], tournament_id: UUID) -> dict[str, Any]:
@@ -210,7 +210,7 @@ class Corrections(MethodView):
 
 @blp.route("/<uuid:tournament_id>/penalties")
 class Penalties(MethodView):
-    @blp.arguments(PenaltySchema)
+    @blp.arguments(PenaltySchema())
     @blp.doc(**ORGANISER_COMMAND)
     @blp.response(201, TournamentOutcomeSchema)
     def post(self, args: dict[str, Any], tournament_id: UUID) -> dict[str, Any]:

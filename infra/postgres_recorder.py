@@ -34,8 +34,6 @@ from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastor
 from eventsourcing.utils import retry
 from psycopg.sql import SQL, Identifier, Literal
 
-TOPIC = "infra.postgres_recorder:LockedInsertRecorder"
-
 
 class LockedInsertRecorder(PostgresApplicationRecorder):
     """``PostgresApplicationRecorder`` whose ``insert_events`` is one call of
@@ -49,14 +47,15 @@ class LockedInsertRecorder(PostgresApplicationRecorder):
         # missing (a CREATE OR REPLACE run by processes starting together
         # fails with "tuple concurrently updated"); a change to it is a new
         # version, beside the old.
-        function = f"opus_insert_events_v1_{self.datastore.originator_id_type}"
+        id_type = self.datastore.originator_id_type
+        function = f"opus_insert_events_v2_{id_type}"
         schema = Identifier(self.datastore.schema)
-        self._insert_function = function
         self._sql_create_locked_insert = SQL(
             "DO $DO$ BEGIN "
             "IF NOT EXISTS (SELECT FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
             "WHERE n.nspname = {schema_name} AND p.proname = {function_name}) THEN "
-            "CREATE FUNCTION {schema}.{function}(events {schema}.{event}[]) "
+            "CREATE FUNCTION {schema}.{function}"
+            "(ids {id_type}[], versions bigint[], topics text[], states bytea[]) "
             "RETURNS SETOF bigint LANGUAGE plpgsql AS $BODY$ "
             "BEGIN "
             "SET LOCAL lock_timeout = '{lock_timeout}s'; "
@@ -64,7 +63,7 @@ class LockedInsertRecorder(PostgresApplicationRecorder):
             "NOTIFY {channel}; "
             "RETURN QUERY INSERT INTO {schema}.{table} "
             "(originator_id, originator_version, topic, state) "
-            "SELECT originator_id, originator_version, topic, state FROM unnest(events) "
+            "SELECT * FROM unnest(ids, versions, topics, states) "
             "RETURNING notification_id; "
             "END; $BODY$; "
             "END IF; "
@@ -74,15 +73,17 @@ class LockedInsertRecorder(PostgresApplicationRecorder):
             schema_name=Literal(self.datastore.schema),
             function=Identifier(function),
             function_name=Literal(function),
-            event=Identifier(self.stored_event_type_name),
+            id_type=SQL(id_type),
             lock_timeout=self.datastore.lock_timeout,
             table=Identifier(self.events_table_name),
             channel=Identifier(self.channel_name),
         )
         self.sql_create_statements.append(self._sql_create_locked_insert)
-        self._sql_call_locked_insert = SQL("SELECT * FROM {schema}.{function}(%s)").format(
-            schema=schema, function=Identifier(function)
-        )
+        # The events go as four arrays of plain types: psycopg adapts those
+        # in C, where an array of the composite type is adapted in Python.
+        self._sql_call_locked_insert = SQL(
+            "SELECT * FROM {schema}.{function}(%s, %s, %s, %s) AS ids(id)"
+        ).format(schema=schema, function=Identifier(function))
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(
@@ -90,10 +91,12 @@ class LockedInsertRecorder(PostgresApplicationRecorder):
     ) -> Sequence[int] | None:
         if not stored_events:
             return []
-        rows = [
-            self.construct_pg_stored_event(e.originator_id, e.originator_version, e.topic, e.state)
-            for e in stored_events
-        ]
+        columns = (
+            [e.originator_id for e in stored_events],
+            [e.originator_version for e in stored_events],
+            [e.topic for e in stored_events],
+            [e.state for e in stored_events],
+        )
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute(self._sql_call_locked_insert, (rows,), prepare=True)
-            return [row[self._insert_function] for row in curs.fetchall()]
+            curs.execute(self._sql_call_locked_insert, columns, prepare=True)
+            return [row["id"] for row in curs.fetchall()]

@@ -1,0 +1,60 @@
+"""The API's JSON (api/json_provider.py) is Flask's own, through orjson."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import uuid
+from datetime import UTC, date, datetime
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.json.provider import DefaultJSONProvider
+from markupsafe import Markup
+
+from api.json_provider import OrjsonProvider
+
+
+@dataclasses.dataclass
+class Seat:
+    name: str
+    seat: int
+
+
+DOCUMENTS: list[Any] = [
+    {"b": 1, "a": [1, 2.5, None, True], "c": {"z": "x", "y": []}},
+    {"name": "Ада Лавлейс", "emoji": "⚗", "quote": 'say "hi"\n'},
+    {"when": datetime(2026, 11, 30, 21, 0, tzinfo=UTC), "day": date(2026, 11, 30)},
+    {"id": uuid.UUID(int=7), "seat": Seat("Boris", 1), "html": Markup("<b>x</b>")},
+    {3: "three", 1: "one"},
+    [],
+    "text",
+]
+
+
+@pytest.fixture
+def app() -> Flask:
+    return Flask("t")
+
+
+@pytest.mark.parametrize("document", DOCUMENTS)
+def test_the_same_json_as_flasks_own(app: Flask, document: Any) -> None:
+    ours, flasks = OrjsonProvider(app), DefaultJSONProvider(app)
+    assert json.loads(ours.dumps(document)) == json.loads(flasks.dumps(document))
+    with app.app_context():
+        mine, theirs = ours.response(document), flasks.response(document)
+    assert mine.mimetype == theirs.mimetype == "application/json"
+    assert mine.get_data().endswith(b"\n")
+    assert json.loads(mine.get_data()) == json.loads(theirs.get_data())
+
+
+def test_keys_sorted_compact_and_text_as_utf8(app: Flask) -> None:
+    text = OrjsonProvider(app).dumps({"b": "Ада", "a": 1})
+    assert text == '{"a":1,"b":"Ада"}'
+    assert OrjsonProvider(app).loads(text.encode()) == {"a": 1, "b": "Ада"}
+
+
+def test_a_value_json_cannot_hold_is_refused(app: Flask) -> None:
+    with pytest.raises(TypeError):
+        OrjsonProvider(app).dumps({"x": object()})
