@@ -42,13 +42,12 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-import orjson
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
-from eventsourcing.persistence import JSONTranscoder, Mapper, StoredEvent
 from eventsourcing.utils import get_topic
 
 from domain.application import Opus
 from domain.events import EVENT_TYPES
+from domain.internals import select_rows
 from domain.tournaments.events import TOURNAMENT_EVENT_TYPES
 from projections.analytics.tables import (
     GAME_TYPES,
@@ -58,6 +57,7 @@ from projections.analytics.tables import (
     game_rows,
     result_rows,
 )
+from projections.base import EventDecoder, rows_of
 
 MANIFEST = "manifest.json"
 LOCK = ".lock"
@@ -209,80 +209,61 @@ def _read(
     app: Opus, after: int, stop: int, batch: Batch, progress: Progress | None
 ) -> Iterator[tuple[int, int]]:
     """Read (after, stop] page by page into ``batch``; yields, per page, the
-    games ended and the tournament results read."""
-    decode = Decoder(app.mapper)
-    running: dict[int, list[Event]] = {}  # by the game id's integer (cheap to hash)
+    games ended and the tournament results read. Events are read as the
+    projections read them: rows (``select_rows``) parsed straight into
+    records (``EventDecoder``)."""
+    decoder = EventDecoder(app.mapper)
+    running: dict[str, list[Event]] = {}  # by the game's key
     position = after
     while position < stop:
-        page = app.recorder.select_notifications(
-            start=position, limit=PAGE, stop=stop, topics=TOPICS, inclusive_of_start=False
-        )
+        rows = select_rows(app, position, PAGE, stop, TOPICS)
+        text_ids = rows is not None
+        if rows is None:  # a store without SQL: its notifications, as rows
+            rows = rows_of(
+                app.recorder.select_notifications(
+                    start=position, limit=PAGE, stop=stop, topics=TOPICS, inclusive_of_start=False
+                )
+            )
+        records, error = decoder.decode(rows, text_ids=text_ids)
+        if error is not None:
+            raise error
         games = results = 0
-        for n in page:
-            originator: Any = n.originator_id  # a UUID (the ids of Opus are)
-            game_type = GAME_TOPICS.get(n.topic)
+        for row, (_, _, key, fields) in zip(rows, records, strict=True):
+            topic = row[3]
+            game_type = GAME_TOPICS.get(topic)
             if game_type is None:
-                fields = decode(n)
-                result_rows(str(originator), RESULT_TOPICS[n.topic], fields, n.id, batch)
+                result_rows(key, RESULT_TOPICS[topic], fields, row[0], batch)
                 results += 1
                 continue
-            key = originator.int
             events = running.get(key)
             if events is None:
                 events = running[key] = []
-            events.append((game_type, decode(n)))
+            events.append((game_type, fields))
             if game_type == "GameEnded":
                 del running[key]
                 if events[0][1]["originator_version"] != 1:
-                    events[:0] = _earlier(app, decode, originator, events[0][1])
-                game_rows(str(originator), events, n.id, batch)
+                    events[:0] = _earlier(app, decoder, fields["originator_id"], events[0][1])
+                game_rows(key, events, row[0], batch)
                 games += 1
-        done = page[-1].id if len(page) == PAGE else stop
+        done = rows[-1][0] if len(rows) == PAGE else stop
         if progress is not None:
             progress(done - position)
         position = done
         yield games, results
 
 
-def _earlier(app: Opus, decode: Decoder, game: UUID, first: Mapping[str, Any]) -> list[Event]:
+def _earlier(app: Opus, decoder: EventDecoder, game: UUID, first: Mapping[str, Any]) -> list[Event]:
     """A game's events before the range this run reads, from the store."""
     stored = app.recorder.select_events(game, lte=first["originator_version"] - 1)
-    return [(GAME_TOPICS[s.topic], decode(s)) for s in stored if s.topic in GAME_TOPICS]
-
-
-class Decoder:
-    """Stored events to their fields (``vars`` of the domain event, the
-    timestamp as the ISO text stored). A plain JSON state whose only
-    transcoded value is its timestamp (every game and tournament event,
-    domain/chain.py) is parsed with ``orjson`` alone; anything else (a
-    cipher, a compressor, another transcoding, a class version) goes
-    through the application's mapper."""
-
-    def __init__(self, mapper: Mapper[Any]) -> None:
-        self.mapper = mapper
-        self.plain = (
-            mapper.cipher is None
-            and mapper.compressor is None
-            and isinstance(mapper.transcoder, JSONTranscoder)
-        )
-
-    def __call__(self, stored: StoredEvent) -> dict[str, Any]:
-        state = stored.state
-        if self.plain and state.count(b'"_type_"') == 1:
-            try:
-                fields = orjson.loads(state)
-            except orjson.JSONDecodeError:
-                fields = None
-            if type(fields) is dict and "class_version" not in fields:
-                stamp = fields.get("timestamp")
-                if type(stamp) is dict and stamp.get("_type_") == "datetime_iso":
-                    fields["timestamp"] = stamp["_data_"]
-                    fields["originator_version"] = stored.originator_version
-                    return fields
-        event: Any = self.mapper.to_domain_event(stored)
-        fields = dict(vars(event))
-        fields["timestamp"] = event.timestamp.isoformat()
-        return fields
+    rows = [
+        (0, s.originator_id, s.originator_version, s.topic, s.state)
+        for s in stored
+        if s.topic in GAME_TOPICS
+    ]
+    records, error = decoder.decode(rows, text_ids=False)
+    if error is not None:
+        raise error
+    return [(GAME_TOPICS[row[3]], record[3]) for row, record in zip(rows, records, strict=True)]
 
 
 class _Writer:
