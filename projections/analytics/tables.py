@@ -249,10 +249,12 @@ class Batch:
         """One table's rows as an Arrow table of its schema."""
         schema = SCHEMAS[table]
         rows = self.rows[table]
-        columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
+        if any(len(row) != len(schema) for row in rows):
+            raise ValueError(f"a {table} row without the schema's {len(schema)} columns")
+        # a column at a time (a list made by index is a few times faster
+        # than transposing the rows with zip)
         arrays = [
-            pa.array(list(values), type=column.type)
-            for values, column in zip(columns, schema, strict=True)
+            pa.array([row[i] for row in rows], type=column.type) for i, column in enumerate(schema)
         ]
         return pa.Table.from_arrays(arrays, schema=schema)
 
