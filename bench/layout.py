@@ -70,7 +70,7 @@ def gunicorn(app: str, port: int, *worker: str) -> list[str]:
 
 
 def api_command(port: int, workers: int, threads: int) -> list[str]:
-    worker = ["-w", str(workers), "-k", "gthread", "--threads", str(threads)]
+    worker = ["-c", "infra/gunicorn_api.py", "-w", str(workers), "--threads", str(threads)]
     return gunicorn("api.app:create_app()", port, *worker)
 
 
@@ -126,12 +126,13 @@ def postgres_schema() -> Iterator[str]:
 
 def add_arguments(
     parser: argparse.ArgumentParser,
-    api_workers: int = 4,
-    api_threads: int = 8,
+    api_workers: int = os.cpu_count() or 1,
+    api_threads: int = 4,
     stream_workers: int = 2,
     worker_connections: int = 2000,
 ) -> None:
-    """The layout's sizes as options (defaults: docker-compose.yml's)."""
+    """The layout's sizes as options (defaults: docker-compose.yml's; the
+    API's as infra/gunicorn_api.py sizes it on this host)."""
     parser.add_argument("--api-workers", type=int, default=api_workers)
     parser.add_argument("--api-threads", type=int, default=api_threads)
     parser.add_argument("--stream-workers", type=int, default=stream_workers)

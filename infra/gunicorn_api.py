@@ -1,0 +1,20 @@
+"""gunicorn's settings for the API (``gunicorn -c infra/gunicorn_api.py
+'api.app:create_app()'``): gthread workers, one per core, four threads each.
+
+Sized by bench/live.py on 2 cores (16 concurrent games, PostgreSQL, Redis,
+``opus project`` and the stream service on the same host): 2 workers × 4
+threads made 424 moves/s with a p99 of 36 ms, where 4 × 8 made 349–383 with
+54–68 ms. More processes than cores share the cores with the projector and
+the stream service and each keeps its own cache of games, which another
+process's move makes stale (a read of the store to catch up); more threads
+than a few only wait on the GIL. ``WEB_CONCURRENCY`` and ``OPUS_API_THREADS``
+override both.
+"""
+
+from __future__ import annotations
+
+import os
+
+worker_class = "gthread"
+workers = int(os.environ.get("WEB_CONCURRENCY") or os.cpu_count() or 1)
+threads = int(os.environ.get("OPUS_API_THREADS") or 4)
