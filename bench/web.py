@@ -122,7 +122,16 @@ def timed(call: Any, times: int) -> list[float]:
 
 
 class Watcher(threading.Thread):
-    """Another player's page: its event stream, then its fragment fetch."""
+    """Another player's page, as static/app.js runs it: its event stream
+    raises the position it wants; 25 ms after an event (more events in
+    between are taken together) it fetches the live fragment
+    ``/view?after=<position>``, then the log's new items; a fragment that
+    says its view was behind (``data-fresh="false"``) is asked again 200 ms
+    later. A position counts as on the page when a fresh fragment at or
+    past it has come back."""
+
+    DEBOUNCE = 0.025  # app.js's schedule()
+    BEHIND_PAUSE = 0.2  # app.js's wait before asking a behind view again
 
     def __init__(self, api: str, streams: str, game: str) -> None:
         super().__init__(daemon=True)
@@ -130,8 +139,39 @@ class Watcher(threading.Thread):
         self.seen: dict[int, float] = {}  # position -> when the page had it
         self.ready = threading.Event()
         self.http = requests.Session()
+        self.heard: list[int] = []  # positions the stream delivered, not yet on the page
+        self.wanted = 0
+        self.version = 0  # the log's last version on the page
+        self.changed = threading.Condition()
 
     def run(self) -> None:
+        threading.Thread(target=self.listen, daemon=True).start()
+        while True:
+            with self.changed:
+                while self.wanted <= max(self.seen, default=0):
+                    self.changed.wait()
+            time.sleep(self.DEBOUNCE)
+            while True:
+                with self.changed:
+                    after = self.wanted
+                view = self.http.get(f"{self.api}/table/{self.game}/view?after={after}", timeout=30)
+                assert view.status_code == 200, view.status_code
+                log = self.http.get(
+                    f"{self.api}/table/{self.game}/log?since={self.version}&after={after}",
+                    timeout=30,
+                )
+                assert log.status_code == 200, log.status_code
+                if 'data-fresh="false"' not in view.text:
+                    break
+                time.sleep(self.BEHIND_PAUSE)
+            now = time.perf_counter()
+            with self.changed:
+                for position in [p for p in self.heard if p <= after]:
+                    self.seen[position] = now
+                self.heard = [p for p in self.heard if p > after]
+                self.seen.setdefault(after, now)
+
+    def listen(self) -> None:
         with requests.get(
             f"{self.streams}/games/{self.game}/events", stream=True, timeout=300
         ) as r:
@@ -139,12 +179,12 @@ class Watcher(threading.Thread):
             for line in r.iter_lines(decode_unicode=True):
                 if not line or not line.startswith("data:"):
                     continue
-                position = json.loads(line[5:])["position"]
-                fragment = self.http.get(
-                    f"{self.api}/table/{self.game}/view?after={position}", timeout=30
-                )
-                assert fragment.status_code == 200, fragment.status_code
-                self.seen[position] = time.perf_counter()
+                event = json.loads(line[5:])
+                with self.changed:
+                    self.heard.append(event["position"])
+                    self.wanted = max(self.wanted, event["position"])
+                    self.version = max(self.version, event["version"] - 1)
+                    self.changed.notify()
 
 
 def live(args: argparse.Namespace) -> None:
