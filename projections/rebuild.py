@@ -21,10 +21,9 @@ time per process, and the machine has more cores than one.
 from __future__ import annotations
 
 import contextlib
-import gc
 import multiprocessing
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +33,7 @@ from eventsourcing.persistence import Tracking
 from eventsourcing.utils import get_topic
 
 from domain.internals import select_rows
-from projections.base import EventDecoder, ViewProjection, rows_of
+from projections.base import EventDecoder, ViewProjection, no_cyclic_gc, rows_of
 from projections.ports import TrackingConflictError, ViewStore, namespace
 from projections.runner import decode_all, project_batch
 from projections.view import View
@@ -257,20 +256,3 @@ def replay(
         if (projection.view.position or 0) < end:
             projection.view.insert_tracking(Tracking(app.name, end))
     return read
-
-
-@contextlib.contextmanager
-def no_cyclic_gc() -> Iterator[None]:
-    """The cyclic garbage collector paused while a rebuild runs: it makes a
-    few objects per event, none in a cycle, and keeps many (each view's
-    documents), which every collection would walk again. Reference counting
-    frees what it drops as usual; a cycle made meanwhile (by another thread)
-    waits for the collection after."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()

@@ -57,7 +57,7 @@ from projections.analytics.tables import (
     game_rows,
     result_rows,
 )
-from projections.base import EventDecoder, rows_of
+from projections.base import EventDecoder, no_cyclic_gc, rows_of
 
 MANIFEST = "manifest.json"
 LOCK = ".lock"
@@ -167,7 +167,7 @@ def export(
     """Export what the log holds after the last run, up to its head now (or
     ``stop``); ``progress`` is told how many log positions each page covered."""
     out.mkdir(parents=True, exist_ok=True)
-    with _locked(out):
+    with _locked(out), no_cyclic_gc():
         manifest = Manifest.load(out)
         _remove_unlisted(out, manifest)
         head = app.recorder.max_notification_id() or 0
