@@ -37,7 +37,7 @@ from eventsourcing.persistence import JSONTranscoder, Mapper, Notification, Trac
 from eventsourcing.projection import Projection
 from eventsourcing.utils import resolve_topic
 
-from domain.internals import Row, dispatcher_of, event_from_fields
+from domain.internals import Row, dispatcher_of, event_from_fields, select_rows
 from projections.view import Transaction, View
 
 Fields = dict[str, Any]
@@ -255,6 +255,22 @@ def _index(
 def rows_of(notifications: Sequence[Notification]) -> list[Row]:
     """Notifications as rows (domain/internals.py's ``select_rows``)."""
     return [(n.id, n.originator_id, n.originator_version, n.topic, n.state) for n in notifications]
+
+
+def read_rows(
+    app: Any, after: int, limit: int, stop: int, topics: Sequence[str]
+) -> tuple[list[Row], bool]:
+    """A page of the log after ``after`` up to ``stop`` as rows, read by SQL
+    (``select_rows``), or from a store without SQL as its notifications;
+    and whether the rows' aggregate ids are text (``EventDecoder.decode``'s
+    ``text_ids``)."""
+    rows = select_rows(app, after, limit, stop, topics)
+    if rows is not None:
+        return rows, True
+    notifications = app.recorder.select_notifications(
+        start=after, limit=limit, stop=stop, topics=list(topics), inclusive_of_start=False
+    )
+    return rows_of(notifications), False
 
 
 class EventDecoder:

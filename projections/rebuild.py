@@ -32,8 +32,7 @@ from eventsourcing.application import Application
 from eventsourcing.persistence import Tracking
 from eventsourcing.utils import get_topic
 
-from domain.internals import select_rows
-from projections.base import EventDecoder, ViewProjection, no_cyclic_gc, rows_of
+from projections.base import EventDecoder, ViewProjection, no_cyclic_gc, read_rows
 from projections.ports import TrackingConflictError, ViewStore, namespace
 from projections.runner import decode_all, project_batch
 from projections.view import View
@@ -226,18 +225,7 @@ def replay(
     position = after
     with no_cyclic_gc():
         while position < end:
-            rows = select_rows(app, position, batch_size, end, topics)
-            text_ids = rows is not None
-            if rows is None:  # a store without SQL: its notifications, as rows
-                rows = rows_of(
-                    app.recorder.select_notifications(
-                        start=position,
-                        limit=batch_size,
-                        stop=end,
-                        topics=topics,
-                        inclusive_of_start=False,
-                    )
-                )
+            rows, text_ids = read_rows(app, position, batch_size, end, topics)
             if not rows:
                 break
             events, decode_error = decode_all(decoder, rows, text_ids=text_ids)

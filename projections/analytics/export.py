@@ -47,7 +47,6 @@ from eventsourcing.utils import get_topic
 
 from domain.application import Opus
 from domain.events import EVENT_TYPES
-from domain.internals import select_rows
 from domain.tournaments.events import TOURNAMENT_EVENT_TYPES
 from projections.analytics.tables import (
     GAME_TYPES,
@@ -57,7 +56,7 @@ from projections.analytics.tables import (
     game_rows,
     result_rows,
 )
-from projections.base import EventDecoder, no_cyclic_gc, rows_of
+from projections.base import EventDecoder, no_cyclic_gc, read_rows
 
 MANIFEST = "manifest.json"
 LOCK = ".lock"
@@ -216,14 +215,7 @@ def _read(
     running: dict[str, list[Event]] = {}  # by the game's key
     position = after
     while position < stop:
-        rows = select_rows(app, position, PAGE, stop, TOPICS)
-        text_ids = rows is not None
-        if rows is None:  # a store without SQL: its notifications, as rows
-            rows = rows_of(
-                app.recorder.select_notifications(
-                    start=position, limit=PAGE, stop=stop, topics=TOPICS, inclusive_of_start=False
-                )
-            )
+        rows, text_ids = read_rows(app, position, PAGE, stop, TOPICS)
         records, error = decoder.decode(rows, text_ids=text_ids)
         if error is not None:
             raise error

@@ -57,7 +57,15 @@ from domain.simulation import play_game
 from domain.state import CARDS
 from domain.tournaments.events import TOURNAMENT_EVENT_TYPES
 from domain.tournaments.simulation import enter_tournament, play_on, play_out, token_hash, token_of
-from projections.base import EventDecoder, ViewProjection, event_of, game_key, record_of, rows_of
+from projections.base import (
+    EventDecoder,
+    ViewProjection,
+    event_of,
+    game_key,
+    read_rows,
+    record_of,
+    rows_of,
+)
 from projections.ports import namespace
 from projections.rebuild import rebuild, replay
 from projections.registry import PROJECTIONS, select
@@ -217,6 +225,32 @@ def test_rows_are_what_select_notifications_reads(app: Opus) -> None:
             )
             assert decoder.decode([row])[0] == decoder.decode(rows_of([n]), text_ids=False)[0]
     assert select_rows(Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}), 0, 10, 10) is None
+
+
+def test_a_store_without_sql_is_read_from_its_notifications_to_the_same_records(
+    app: Opus,
+) -> None:
+    """``read_rows``: SQL where the store has it, else its notifications;
+    the records decoded from either are the same."""
+    memory = Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    for application in (app, memory):
+        play_moves(application, start_game(application, 3, 51), 20, seed=51)
+    topics = ["domain.events:CardsDrawn", "domain.events:PointsAwarded"]
+    read = {}
+    for name, application in (("sql", app), ("memory", memory)):
+        rows, text_ids = read_rows(application, 3, 40, 10**6, topics)
+        assert text_ids is (name == "sql")
+        assert rows and {row[3] for row in rows} <= set(topics)
+        records, error = EventDecoder(application.mapper).decode(rows, text_ids=text_ids)
+        assert error is None
+        assert all(record[2] == str(record[3]["originator_id"]) for record in records)
+        # the same game in two stores: all but its id, times, command ids and chain
+        same = {"originator_id", "timestamp", "command", "chain"}
+        read[name] = [
+            (row[0], record[1], {k: v for k, v in record[3].items() if k not in same})
+            for row, record in zip(rows, records, strict=True)
+        ]
+    assert read["sql"] == read["memory"]
 
 
 def stored(app: Opus, n: Notification, state: dict[str, Any]) -> Notification:
