@@ -3,9 +3,11 @@
 The documents are Flask's own (``DefaultJSONProvider``): keys sorted,
 compact, a trailing newline, dates, dataclasses and ``__html__`` objects as
 Flask writes them (orjson hands those to Flask's ``default``). What differs
-is the bytes of text outside ASCII, written as UTF-8 rather than escaped;
-the JSON is the same. Encoding took a few per cent of a move's CPU in the
-API (bench/live.py's profile).
+is the bytes of text outside ASCII, written as UTF-8 rather than escaped,
+and a float that is not a number, written as ``null`` (Flask writes ``NaN``,
+which JSON does not have); and, read, an integer beyond 64 bits becomes a
+float. The JSON is otherwise the same. Encoding took a few per cent of a
+move's CPU in the API (bench/live.py's profile).
 """
 
 from __future__ import annotations
@@ -25,20 +27,34 @@ OPTIONS = (
 
 
 class OrjsonProvider(DefaultJSONProvider):
+    """What orjson cannot write or read (an integer beyond 64 bits, text with
+    a lone surrogate, NaN in a request) goes to Flask's own provider, so no
+    document the standard library handles fails here."""
+
     def dumps(self, obj: Any, **kwargs: Any) -> str:
-        if kwargs:  # (an indent, say): the standard library's
-            return super().dumps(obj, **kwargs)
-        return orjson.dumps(obj, default=self.default, option=OPTIONS).decode()
+        if not kwargs:  # (else an indent, say: the standard library's)
+            try:
+                return orjson.dumps(obj, default=self.default, option=OPTIONS).decode()
+            except TypeError:
+                pass
+        return super().dumps(obj, **kwargs)
 
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
-        if kwargs:
-            return super().loads(s, **kwargs)
-        return orjson.loads(s)
+        if not kwargs:
+            try:
+                return orjson.loads(s)
+            except orjson.JSONDecodeError:
+                pass
+        return super().loads(s, **kwargs)
 
     def response(self, *args: Any, **kwargs: Any) -> Response:
         compact = self.compact if self.compact is not None else not self._app.debug
-        if not compact:
-            return super().response(*args, **kwargs)
-        obj = self._prepare_response_obj(args, kwargs)
-        body = orjson.dumps(obj, default=self.default, option=OPTIONS) + b"\n"
-        return self._app.response_class(body, mimetype=self.mimetype)
+        if compact:
+            obj = self._prepare_response_obj(args, kwargs)
+            try:
+                body = orjson.dumps(obj, default=self.default, option=OPTIONS) + b"\n"
+            except TypeError:
+                pass
+            else:
+                return self._app.response_class(body, mimetype=self.mimetype)
+        return super().response(*args, **kwargs)

@@ -7,8 +7,10 @@ threads made 424 moves/s with a p99 of 36 ms, where 4 × 8 made 349–383 with
 54–68 ms. More processes than cores share the cores with the projector and
 the stream service and each keeps its own cache of games, which another
 process's move makes stale (a read of the store to catch up); more threads
-than a few only wait on the GIL. ``WEB_CONCURRENCY`` and ``OPUS_API_THREADS``
-override both.
+than a few only wait on the GIL. At most 8 workers by default: each holds
+its own pool of PostgreSQL connections (the library's, 5 or more), and
+``os.cpu_count()`` counts the host's cores, also inside a container.
+``WEB_CONCURRENCY`` and ``OPUS_API_THREADS`` override both.
 """
 
 from __future__ import annotations
@@ -16,5 +18,5 @@ from __future__ import annotations
 import os
 
 worker_class = "gthread"
-workers = int(os.environ.get("WEB_CONCURRENCY") or os.cpu_count() or 1)
+workers = int(os.environ.get("WEB_CONCURRENCY") or min(os.cpu_count() or 1, 8))
 threads = int(os.environ.get("OPUS_API_THREADS") or 4)

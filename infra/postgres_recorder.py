@@ -20,19 +20,37 @@ drops the lock, and with it the guarantee: it is not used.)
 
 Errors are the library's: a duplicate version raises ``IntegrityError`` as
 the library's recorder does, which the application turns into its
-concurrency error. tests/integration/test_postgres_recorder.py holds it to
-the library's recorder tests and to the ordering guarantee.
+concurrency error. A store opened without creating its tables
+(``CREATE_TABLE=n``) may lack the function: the recorder then saves as the
+library does. As with any commit, a client that loses its connection while
+its save runs does not learn whether it was committed (here the server
+finishes a statement it has begun, where the library's transaction rolls
+back unless its COMMIT was sent): a command retried with its
+Idempotency-Key is answered from the command ids the events record.
+tests/integration/test_postgres_recorder.py holds the recorder to the
+ordering guarantee, atomicity and notification.
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
 from collections.abc import Sequence
 from typing import Any
 
-from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
+from eventsourcing.persistence import (
+    InterfaceError,
+    OperationalError,
+    ProgrammingError,
+    StoredEvent,
+)
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
 from eventsourcing.utils import retry
+from psycopg.errors import UndefinedFunction
 from psycopg.sql import SQL, Identifier, Literal
+
+log = logging.getLogger(__name__)
+DEFINITION = 2  # the function's definition below: a change to it is a new one
 
 
 class LockedInsertRecorder(PostgresApplicationRecorder):
@@ -43,12 +61,23 @@ class LockedInsertRecorder(PostgresApplicationRecorder):
         self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events"
     ) -> None:
         super().__init__(datastore, events_table_name=events_table_name)
-        # Versioned: a process opening the store creates it only if it is
-        # missing (a CREATE OR REPLACE run by processes starting together
-        # fails with "tuple concurrently updated"); a change to it is a new
-        # version, beside the old.
+        # Named for what it is: a process opening the store creates it only
+        # if it is missing (a CREATE OR REPLACE run by processes starting
+        # together fails with "tuple concurrently updated"), so its name
+        # carries a digest of all it is made of (the definition's version,
+        # the table, the channel, the lock timeout, the id type); any change
+        # is a new function beside the old.
         id_type = self.datastore.originator_id_type
-        function = f"opus_insert_events_v2_{id_type}"
+        made_of = (
+            DEFINITION,
+            self.datastore.schema,
+            self.events_table_name,
+            self.channel_name,
+            self.datastore.lock_timeout,
+            id_type,
+        )
+        digest = hashlib.sha256(repr(made_of).encode()).hexdigest()[:12]
+        function = f"opus_insert_events_{digest}"
         schema = Identifier(self.datastore.schema)
         self._sql_create_locked_insert = SQL(
             "DO $DO$ BEGIN "
@@ -81,6 +110,8 @@ class LockedInsertRecorder(PostgresApplicationRecorder):
         self.sql_create_statements.append(self._sql_create_locked_insert)
         # The events go as four arrays of plain types: psycopg adapts those
         # in C, where an array of the composite type is adapted in Python.
+        self._insert_function = function
+        self._without_function = False
         self._sql_call_locked_insert = SQL(
             "SELECT * FROM {schema}.{function}(%s, %s, %s, %s) AS ids(id)"
         ).format(schema=schema, function=Identifier(function))
@@ -91,12 +122,30 @@ class LockedInsertRecorder(PostgresApplicationRecorder):
     ) -> Sequence[int] | None:
         if not stored_events:
             return []
+        if self._without_function:
+            return self._library_insert(stored_events, **kwargs)
         columns = (
             [e.originator_id for e in stored_events],
             [e.originator_version for e in stored_events],
             [e.topic for e in stored_events],
             [e.state for e in stored_events],
         )
-        with self.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute(self._sql_call_locked_insert, columns, prepare=True)
-            return [row["id"] for row in curs.fetchall()]
+        try:
+            with self.datastore.get_connection() as conn, conn.cursor() as curs:
+                curs.execute(self._sql_call_locked_insert, columns, prepare=True)
+                return [row["id"] for row in curs.fetchall()]
+        except ProgrammingError as e:
+            if not isinstance(e.__cause__, UndefinedFunction):
+                raise
+        # The function is missing: the store was opened without creating
+        # tables (CREATE_TABLE=n, a user without the right to create). The
+        # library's own insert works without it.
+        log.warning("%s is missing: saving with the library's recorder", self._insert_function)
+        self._without_function = True
+        return self._library_insert(stored_events, **kwargs)
+
+    def _library_insert(
+        self, stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> Sequence[int] | None:
+        ids: Sequence[int] | None = super().insert_events(stored_events, **kwargs)
+        return ids

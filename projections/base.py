@@ -76,12 +76,14 @@ class ViewProjection(Projection[View]):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        declared: dict[type[Any], Handler] = {}
+        # by name: a subclass that overrides a handler (decorated again or
+        # not) has its own method called
+        names: dict[type[Any], str] = {}
         for klass in reversed(cls.__mro__):
-            for attribute in vars(klass).values():
+            for name, attribute in vars(klass).items():
                 for event_class in getattr(attribute, _ON, ()):
-                    declared[event_class] = attribute
-        cls.declared = declared
+                    names[event_class] = name
+        cls.declared = {event_class: getattr(cls, name) for event_class, name in names.items()}
 
     def __init__(self, view: View) -> None:
         super().__init__(view)

@@ -232,6 +232,8 @@ def replay(
             positions = [row[0] for row in rows]
             for projection in projections:
                 project_batch(projection, rows, events, app.name, decode_error, positions)
+            if decode_error is not None:  # every view held it: read on after it
+                rows, positions = rows[: len(events) + 1], positions[: len(events) + 1]
             if progress is not None:
                 progress(positions[-1] - position)
             position = positions[-1]

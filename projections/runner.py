@@ -110,29 +110,36 @@ def project_batch(
 ) -> None:
     """Project decoded events in one commit. ``events[i]`` is ``rows[i]``
     decoded (a record, projections/base.py) and ``positions`` the rows'
-    positions; a shorter list means the next one failed to decode with
-    ``decode_error``. On a failure, commit the events before it, then raise
-    a ProjectionError with its position."""
+    positions; a shorter list means the next row failed to decode with
+    ``decode_error``, which is this view's failure only if it does not hold
+    that row already (a view ahead of others does). On a failure, commit the
+    events before it, then raise a ProjectionError with its position. A
+    caller that gets no error while ``decode_error`` is set has rows after
+    the undecodable one still to read: every view held that one."""
     view = projection.view
     if positions is None:
         positions = [row[0] for row in rows]
-    error: Exception | None = decode_error
+    decoded = len(events)  # rows[decoded], if any, failed to decode
+    error: Exception | None = None
     try:
         with view.batch():
-            projection.process_events(events, positions)
+            projection.process_events(events, positions[:decoded])
     except (ViewStoreUnavailableError, TrackingConflictError):
         raise
     except Exception as e:
         error = e
     if error is None:
-        return
-    # the batch was not committed; batch_position says how far it got
-    reached = view.batch_position
-    done = 0 if reached is None else sum(p <= reached for p in positions)
-    if done:
-        with view.batch():
-            projection.process_events(events[:done], positions[:done])
-    position, originator_id, version, topic, _ = rows[done]
+        if decode_error is None or (view.position or 0) >= positions[decoded]:
+            return
+        failed, error = decoded, decode_error
+    else:
+        # the batch was not committed; batch_position says how far it got
+        reached = view.batch_position
+        failed = 0 if reached is None else sum(p <= reached for p in positions[:decoded])
+        if failed:
+            with view.batch():
+                projection.process_events(events[:failed], positions[:failed])
+    position, originator_id, version, topic, _ = rows[failed]
     kind = topic.rpartition(":")[2]
     what = f"{kind} v{version} of game {_aggregate(originator_id)}"
     raise ProjectionError(
@@ -364,6 +371,11 @@ class ProjectionRunner:
                     for projection in projections:
                         project_batch(projection, rows, events, app.name, decode_error, positions)
                     self._events_outage.reached()
+                    if decode_error is not None:  # every view held the undecodable event
+                        raise ViewMovedError(
+                            f"an event every view holds (position {positions[len(events)]}) "
+                            "cannot be decoded: following again from the views' positions"
+                        )
                 if errors:
                     raise errors[0]
         finally:

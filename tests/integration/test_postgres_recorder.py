@@ -172,3 +172,43 @@ def test_a_client_killed_during_its_save_leaves_all_of_it_or_none(app: Opus, sch
     time.sleep(0.5)  # the server finishes (or drops) the statement
     saved = [e.originator_version for e in app.recorder.select_events(originator)]
     assert saved in ([], [1, 2, 3, 4, 5])
+
+
+def test_a_changed_setting_makes_a_new_function(app: Opus, schema: str) -> None:
+    """The function is made only when missing, so its name says all it is
+    made of: another lock timeout is another function."""
+    other = Opus(
+        env={**test_postgres_env(), "POSTGRES_SCHEMA": schema, "POSTGRES_LOCK_TIMEOUT": "5"}
+    )
+    try:
+        names = {app.recorder._insert_function, other.recorder._insert_function}  # type: ignore[attr-defined]
+        assert len(names) == 2
+        with connect() as db:
+            made = db.execute(
+                "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                "WHERE n.nspname = %s AND p.proname LIKE 'opus_insert_events_%%'",
+                (schema,),
+            ).fetchall()
+        assert {row[0] for row in made} == names
+        originator = uuid.uuid4()
+        other.recorder.insert_events(events(originator, range(1, 3)))
+        assert [e.originator_version for e in app.recorder.select_events(originator)] == [1, 2]
+    finally:
+        other.close()
+
+
+def test_a_store_opened_without_creating_saves_without_the_function(app: Opus, schema: str) -> None:
+    """CREATE_TABLE=n on a store whose function is missing: the saves go
+    through the library's own insert, with the same results."""
+    with connect() as db:
+        db.execute(f"DROP FUNCTION {schema}.{app.recorder._insert_function}")  # type: ignore[attr-defined]
+    opened = Opus(env={**test_postgres_env(), "POSTGRES_SCHEMA": schema, "CREATE_TABLE": "n"})
+    try:
+        first = opened.recorder.insert_events(events(uuid.uuid4(), range(1, 4)))
+        second = opened.recorder.insert_events(events(uuid.uuid4(), range(1, 2)))
+        assert first is not None and second is not None
+        assert list(first) == [1, 2, 3] and list(second) == [4]
+        with pytest.raises(IntegrityError):
+            opened.recorder.insert_events(events(uuid.uuid4(), range(1, 2)) * 2)
+    finally:
+        opened.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import sqlite3
 import threading
 import time
 from collections import Counter
@@ -286,6 +287,31 @@ def test_one_runner_brings_views_at_different_positions_to_the_same_bytes(
     rebuilt = rebuild(views.store, app, select([]), as_of=end)
     assert dumps(views, rebuilt.generation) == live
     assert all(d["tracking"] == {"Opus": end} for d in live.values())
+
+
+def test_an_undecodable_event_fails_only_the_views_that_need_it(
+    app: Opus, events_env: dict[str, str], views: ViewsUnderTest
+) -> None:
+    """One runner, two views: the scoreboard holds the event that cannot be
+    decoded, the table does not. The failure names the table and the
+    event's position; the table has everything before it."""
+    game_id = start_game(app, 3, 71)
+    play_moves(app, game_id, 10, seed=71)
+    with ProjectionRunner(Scoreboard, views.store, opener(events_env)) as ahead:
+        ahead.wait(last_position(app), timeout=20)
+    broken = last_position(app) - 5
+    with sqlite3.connect(events_env["SQLITE_DBNAME"]) as db:
+        table = app.recorder.events_table_name  # type: ignore[attr-defined]
+        db.execute(f"UPDATE {table} SET state = ? WHERE rowid = ?", (b"not json", broken))
+    runner = ProjectionRunner(
+        [Scoreboard, PROJECTIONS["table"]], views.store, opener(events_env)
+    ).start()
+    with pytest.raises(ProjectionError) as raised:
+        runner.run_forever(timeout=20)
+    assert f"projection table failed at position {broken}: " in str(raised.value)
+    queries = Queries(views.store)
+    assert queries.position("table") == broken - 1
+    assert queries.position("scoreboard") == last_position(app)
 
 
 def test_a_rebuild_in_worker_processes_gives_the_same_bytes(
@@ -611,3 +637,23 @@ def test_a_seat_removed_before_the_start_moves_every_view_down_live_and_rebuilt(
     end = last_position(app)
     fresh = dumps(views, rebuild(views.store, app, select([]), as_of=end).generation)
     assert fresh == live
+
+
+def test_a_subclass_overriding_a_handler_has_its_own_called(
+    app: Opus, views: ViewsUnderTest
+) -> None:
+    """Handlers are found by name: an override need not be declared again."""
+    awarded: list[int] = []
+
+    class Counting(Scoreboard):
+        name = "scoreboard"
+
+        def _awarded(self, kind: str, game: str, p: Any, tx: Any, position: int) -> None:
+            awarded.append(position)
+
+    play_moves(app, start_game(app, 2, 81), 20, seed=81)
+    rebuild(views.store, app, [Counting])
+    points = [
+        n.id for n in app.recorder.select_notifications(0, 1000) if "PointsAwarded" in n.topic
+    ]
+    assert points and awarded == points

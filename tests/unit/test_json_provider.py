@@ -58,3 +58,17 @@ def test_keys_sorted_compact_and_text_as_utf8(app: Flask) -> None:
 def test_a_value_json_cannot_hold_is_refused(app: Flask) -> None:
     with pytest.raises(TypeError):
         OrjsonProvider(app).dumps({"x": object()})
+
+
+@pytest.mark.parametrize("document", [{"big": 2**70}, {"\ud800": 1}, ["\udfff"]])
+def test_what_orjson_cannot_write_is_written_as_flask_writes_it(app: Flask, document: Any) -> None:
+    ours, flasks = OrjsonProvider(app), DefaultJSONProvider(app)
+    assert ours.dumps(document) == flasks.dumps(document)
+    with app.app_context():
+        assert ours.response(document).get_data() == flasks.response(document).get_data()
+
+
+@pytest.mark.parametrize("text", ['{"n": NaN}', '{"n": Infinity}', '["\\ud800"]'])
+def test_what_orjson_cannot_read_is_read_as_flask_reads_it(app: Flask, text: str) -> None:
+    ours, flasks = OrjsonProvider(app), DefaultJSONProvider(app)
+    assert repr(ours.loads(text)) == repr(flasks.loads(text))
