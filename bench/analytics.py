@@ -29,13 +29,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.rebuild import raw_read
 from domain.application import Opus
 from domain.simulation import simulate
 from infra.eventlog import read_records
 from projections.analytics.engines import DuckDBEngine, SparkEngine
-from projections.analytics.export import PAGE, data_files, export
+from projections.analytics.export import data_files, export
 from projections.analytics.report import build_report, run_questions
 from tests.analytics_oracle import figures
+from tests.apps import copy_events
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT / "var" / "bench" / "events.db"  # bench/rebuild.py's store
@@ -77,33 +79,10 @@ def store(events: int, folder: Path, keep: bool) -> Path:
         done = memory.recorder.max_notification_id() or 0
         say(f"  {done:,} events ({done / (time.perf_counter() - started):,.0f}/s)")
     app = Opus(env=sqlite(target))
-    position = 0
-    while True:
-        page = memory.recorder.select_notifications(position, 5000, inclusive_of_start=False)
-        if not page:
-            break
-        app.recorder.insert_events(list(page))
-        position = page[-1].id
+    copy_events(memory, app)
     app.close()
     memory.close()
     return target
-
-
-def raw_read(path: Path) -> tuple[int, float]:
-    """Every notification, page by page: events per second."""
-    app = Opus(env=sqlite(path))
-    end = app.recorder.max_notification_id() or 0
-    started = time.perf_counter()
-    position = count = 0
-    while position < end:
-        page = app.recorder.select_notifications(
-            start=position, limit=PAGE, stop=end, inclusive_of_start=False
-        )
-        count += len(page)
-        position = page[-1].id
-    seconds = time.perf_counter() - started
-    app.close()
-    return count, seconds
 
 
 def main() -> None:
@@ -115,14 +94,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="opus-analytics-bench-") as name:
         folder = Path(name)
         path = store(args.events, folder, args.keep)
-        events, raw_seconds = raw_read(path)
+        events, raw_rate = raw_read(sqlite(path))  # bench/rebuild.py's baseline
+        raw_seconds = events / raw_rate
         say(f"\nstore: {path} ({events:,} events)")
 
         app = Opus(env=sqlite(path))
         out = folder / "parquet"
         run = export(app, out)
         app.close()
-        raw_rate, export_rate = events / raw_seconds, run.positions / run.seconds
+        export_rate = run.positions / run.seconds
         say("\nexport vs raw read")
         say(f"  raw read (select_notifications)  {raw_seconds:8.2f} s {raw_rate:>10,.0f} events/s")
         say(

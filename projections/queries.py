@@ -104,8 +104,7 @@ class Queries:
     ) -> dict[str, Any] | None:
         """The public table of a game (see projections/table.py); None if unknown."""
         ns = self._ready(TableView.name, after, timeout, generation)
-        text = self.store.get(ns, str(game_id))
-        return None if text is None else dict(json.loads(text))
+        return self._doc(ns, str(game_id))
 
     def cabinet(
         self,
@@ -229,8 +228,7 @@ class Queries:
         """A tournament: state, players, rounds with their tables and seals,
         corrections (projections/tournaments.py); None if unknown."""
         ns = self._ready(Tournaments.name, after, timeout, generation)
-        text = self.store.get(ns, str(tournament_id))
-        return None if text is None else dict(json.loads(text))
+        return self._doc(ns, str(tournament_id))
 
     def standings(
         self,
@@ -245,8 +243,7 @@ class Queries:
         (T9.1); None if there are none."""
         ns = self._ready(Tournaments.name, after, timeout, generation)
         key = f"{tournament_id}:standings" + (f":{round_}" if round_ is not None else "")
-        text = self.store.get(ns, key)
-        return None if text is None else dict(json.loads(text))
+        return self._doc(ns, key)
 
     def lobby(
         self,
@@ -283,13 +280,14 @@ class Queries:
     ) -> dict[str, Any] | None:
         """What the lobby holds of one game (its rule-set variant among it)."""
         ns = self._ready(Lobby.name, after, timeout, generation)
-        text = self.store.get(ns, str(game_id))
+        return self._doc(ns, str(game_id))
+
+    def _doc(self, ns: str, key: str) -> dict[str, Any] | None:
+        """A document of a view; None if there is none."""
+        text = self.store.get(ns, key)
         return None if text is None else dict(json.loads(text))
 
     def _docs(self, ns: str, keys: list[str]) -> list[dict[str, Any]]:
-        docs = []
-        for key in keys:
-            text = self.store.get(ns, key)
-            if text is not None:
-                docs.append(dict(json.loads(text)))
-        return docs
+        """The documents there are of these keys, in order."""
+        docs = (self._doc(ns, key) for key in keys)
+        return [doc for doc in docs if doc is not None]

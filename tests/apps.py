@@ -7,6 +7,7 @@ from pathlib import Path
 from flask import Flask
 
 from api.app import create_app
+from domain.application import Opus
 
 
 def embedded_app(folder: Path, *, run_projections: bool) -> Flask:
@@ -21,3 +22,15 @@ def embedded_app(folder: Path, *, run_projections: bool) -> Flask:
             "OPUS_RUN_PROJECTIONS": "1" if run_projections else "0",
         }
     )
+
+
+def copy_events(source: Opus, target: Opus) -> None:
+    """Every event of ``source``'s log into ``target``'s, page by page (a
+    log simulated in memory, kept in a file)."""
+    position = 0
+    while True:
+        page = source.recorder.select_notifications(position, 5000, inclusive_of_start=False)
+        if not page:
+            return
+        target.recorder.insert_events(list(page))
+        position = page[-1].id

@@ -27,6 +27,7 @@ from domain.simulation import simulate
 from projections.analytics.engines import DuckDBEngine
 from projections.analytics.export import data_files, export
 from projections.analytics.report import build_report
+from tests.apps import copy_events
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / "var" / "cache" / "analytics-seats-6p-2000.db"
@@ -41,20 +42,11 @@ def simulate_part(path: str, games: int, seed: int) -> str:
     """One worker's games, played in memory, then saved to its own file."""
     memory = Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
     simulate(memory, games, PLAYERS, "greedy", seed)
-    copy(memory, Opus(env=sqlite(Path(path))))
-    return path
-
-
-def copy(source: Opus, target: Opus) -> None:
-    position = 0
-    while True:
-        page = source.recorder.select_notifications(position, 5000, inclusive_of_start=False)
-        if not page:
-            break
-        target.recorder.insert_events(list(page))
-        position = page[-1].id
-    source.close()
+    target = Opus(env=sqlite(Path(path)))
+    copy_events(memory, target)
+    memory.close()
     target.close()
+    return path
 
 
 def game_ends(app: Opus) -> Iterator[GameEnded]:
@@ -98,7 +90,10 @@ def six_player_store() -> Path:
     building = CACHE.with_suffix(".building.db")
     building.unlink(missing_ok=True)
     for part in files:
-        copy(Opus(env=sqlite(Path(part))), Opus(env=sqlite(building)))
+        source, target = Opus(env=sqlite(Path(part))), Opus(env=sqlite(building))
+        copy_events(source, target)
+        source.close()
+        target.close()
         Path(part).unlink()
     building.rename(CACHE)
     return CACHE
