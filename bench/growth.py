@@ -27,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.layout import percentile
 from domain.application import Opus
 from domain.bots import BOTS
 from domain.internals import evict
@@ -37,11 +38,6 @@ def rss_mib() -> float:
     """The process's resident memory now (not its peak)."""
     pages = int(Path("/proc/self/statm").read_text().split()[1])
     return pages * 4096 / 2**20
-
-
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
 
 
 def move_times(

@@ -40,6 +40,12 @@ REDIS_URL = os.environ.get("OPUS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 OPUS = str(Path(sys.executable).parent / "opus")
 
 
+def percentile(values: list[float], p: float) -> float:
+    """The sorted values at ``floor(p · n)``, as the peer's client takes it."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

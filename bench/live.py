@@ -92,7 +92,7 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.layout import Layout, add_arguments, free_port, production  # noqa: E402
+from bench.layout import Layout, add_arguments, free_port, percentile, production  # noqa: E402
 
 PEER_SOURCE = ROOT.parent / "shared" / "peers" / "boardgameio"
 TIMEOUT = 30.0  # seconds: a wait longer than this fails the run
@@ -396,8 +396,7 @@ class Result:
 
     def quantile(self, q: float) -> float:
         """As client.js: the sorted latencies at floor(q · n)."""
-        xs = sorted(self.latencies)
-        return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
+        return percentile(self.latencies, q) if self.latencies else float("nan")
 
 
 async def opus_run(layout: Layout, games: int, moves: int, seed: int) -> Result:

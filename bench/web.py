@@ -35,15 +35,10 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.layout import add_arguments, production
+from bench.layout import add_arguments, percentile, production
 from tests.apps import embedded_app
 
 NAMES = ["Ada", "Boris", "Cleo", "Dora", "Emil", "Fay"]
-
-
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
 
 
 def report(label: str, seconds: list[float]) -> str:

@@ -34,7 +34,7 @@ from eventsourcing.utils import get_topic
 
 from projections.base import EventDecoder, ViewProjection, no_cyclic_gc, read_rows
 from projections.ports import TrackingConflictError, ViewStore, namespace
-from projections.runner import decode_all, project_batch
+from projections.runner import project_batch
 from projections.view import View
 
 BATCH_SIZE = 2000  # events committed together
@@ -228,7 +228,7 @@ def replay(
             rows, text_ids = read_rows(app, position, batch_size, end, topics)
             if not rows:
                 break
-            events, decode_error = decode_all(decoder, rows, text_ids=text_ids)
+            events, decode_error = decoder.decode(rows, text_ids=text_ids)
             positions = [row[0] for row in rows]
             for projection in projections:
                 project_batch(projection, rows, events, app.name, decode_error, positions)

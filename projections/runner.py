@@ -92,21 +92,13 @@ class ProjectionError(Exception):
         self.position = position
 
 
-def decode_all(
-    decoder: EventDecoder, rows: Sequence[Row], *, text_ids: bool = True
-) -> tuple[list[Record], Exception | None]:
-    """The records, up to the first row that cannot be decoded, and its error
-    (``EventDecoder.decode``)."""
-    return decoder.decode(rows, text_ids=text_ids)
-
-
 def project_batch(
     projection: ViewProjection,
     rows: Sequence[Row],
     events: list[Record],
     application_name: str,
-    decode_error: Exception | None = None,
-    positions: list[int] | None = None,
+    decode_error: Exception | None,
+    positions: list[int],
 ) -> None:
     """Project decoded events in one commit. ``events[i]`` is ``rows[i]``
     decoded (a record, projections/base.py) and ``positions`` the rows'
@@ -117,8 +109,6 @@ def project_batch(
     caller that gets no error while ``decode_error`` is set has rows after
     the undecodable one still to read: every view held that one."""
     view = projection.view
-    if positions is None:
-        positions = [row[0] for row in rows]
     decoded = len(events)  # rows[decoded], if any, failed to decode
     error: Exception | None = None
     try:
@@ -366,7 +356,7 @@ class ProjectionRunner:
                 notifications = [item for item in batch if isinstance(item, Notification)]
                 if notifications:
                     rows = rows_of(notifications)
-                    events, decode_error = decode_all(decoder, rows, text_ids=False)
+                    events, decode_error = decoder.decode(rows, text_ids=False)
                     positions = [row[0] for row in rows]
                     for projection in projections:
                         project_batch(projection, rows, events, app.name, decode_error, positions)

@@ -6,6 +6,8 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from infra.bootstrap import POSTGRES_RECORDER
+
 
 def test_postgres_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The PostgreSQL the tests and benchmarks use: ``OPUS_TEST_POSTGRES_DBNAME``,
@@ -19,8 +21,8 @@ def test_postgres_env(environ: Mapping[str, str] | None = None) -> dict[str, str
         "POSTGRES_PORT": env.get("OPUS_TEST_POSTGRES_PORT", "5432"),
         "POSTGRES_USER": env.get("OPUS_TEST_POSTGRES_USER", "postgres"),
         "POSTGRES_PASSWORD": env.get("OPUS_TEST_POSTGRES_PASSWORD", ""),
-        # the application's recorder (infra/bootstrap.py), as the service opens it
-        "APPLICATION_RECORDER_TOPIC": "infra.postgres_recorder:LockedInsertRecorder",
+        # the application's recorder, as the service opens it
+        "APPLICATION_RECORDER_TOPIC": POSTGRES_RECORDER,
     }
 
 
