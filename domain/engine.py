@@ -45,6 +45,12 @@ Fact = tuple[type[GameEvent], dict[str, Any]]
 MAX_CONTRIBUTION = 256  # characters of a seed contribution (R9.1)
 
 
+def half(points: int) -> int:
+    """What a seat scores when its card is taken into another's recipe or
+    Sequence: half the taker's points, rounded down (R4.4/half, R4.6/half, S15)."""
+    return points // 2
+
+
 class Facts:
     """The facts of one decision, numbering their versions as they are added."""
 
@@ -388,7 +394,7 @@ def _assemble(state: GameState, move: Assemble, facts: Facts) -> None:
         facts.add(ComponentsReturned, cards=returned)
     facts.award(seat, card.points, "R4.4", "RecipeAssembled", v)
     for loser in sorted(losers):  # R4.4, S15: once per assembly
-        facts.award(loser, card.points // 2, "R4.4/half", "RecipeAssembled", v)
+        facts.award(loser, half(card.points), "R4.4/half", "RecipeAssembled", v)
 
 
 def _take_stage(facts: Facts, seat: int, loc: Location, card_id: int) -> None:
@@ -459,7 +465,7 @@ def _place(state: GameState, move: Place, facts: Facts) -> None:
     points = state.rules.stage_points[stage - 1] if state.rules else 0
     facts.award(seat, points, "R4.6", "RecipePlaced", v)
     if loc.zone in ("table", "sequence") and loc.seat != seat:  # S8, S15
-        facts.award(loc.seat, points // 2, "R4.6/half", "RecipePlaced", v)
+        facts.award(loc.seat, half(points), "R4.6/half", "RecipePlaced", v)
     if stage == 7:
         facts.add(SequenceCompleted, player=seat, column=column)
 

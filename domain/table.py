@@ -47,6 +47,15 @@ def _handlers_of(cls: type) -> dict[str, Callable[[Any, Payload], None]]:
     return {name[3:]: getattr(cls, name) for name in dir(cls) if name.startswith("on_")}
 
 
+def last_filled(stages: Sequence[Any]) -> int:
+    """The highest filled stage of a column's stages (1..7; a gap is filled,
+    R5.3), 0 if none is (R5.2)."""
+    for i in range(len(stages) - 1, -1, -1):
+        if stages[i] is not None:
+            return i + 1
+    return 0
+
+
 @dataclass(kw_only=True)
 class Table:
     commitment: str  # R9.1
@@ -80,11 +89,7 @@ class Table:
 
     def last_stage(self, seat: int, column: str) -> int:
         """The highest filled stage of a column, 0 if it has none (R5.2)."""
-        stages = self.columns[seat][column]
-        for i in range(6, -1, -1):
-            if stages[i] is not None:
-                return i + 1
-        return 0
+        return last_filled(self.columns[seat][column])
 
     def completed_stages(self, seat: int) -> int:
         """R7.3: gaps, Transmutations and Stones count."""

@@ -59,7 +59,7 @@ from api.identity import new_token
 from api.runtime import services
 from api.web import i18n, present
 from api.web.i18n import LANG_COOKIE, LANGS, card_info, negotiate, text
-from api.web.replay import ReplayError, Step, parse_export, step, verdict
+from api.web.replay import ReplayError, Step, check_records, parse_export, step, verdict
 from api.web.session import (
     CSRF_FIELD,
     csrf_ok,
@@ -84,7 +84,7 @@ from domain.errors import (
 from domain.events import EVENT_TYPES
 from domain.moves import Move
 from domain.names import MAX_NAME
-from domain.ruleset import DRAW_VARIANTS, RuleSet
+from domain.ruleset import DRAW_VARIANTS, MAX_PLAYERS, MIN_PLAYERS, RuleSet
 from infra.eventlog import game_export, game_positions
 from projections.ports import ViewStoreUnavailableError
 
@@ -166,6 +166,8 @@ def helpers() -> dict[str, Any]:
     return {
         "lang": lang,
         "langs": LANGS,
+        "min_players": MIN_PLAYERS,  # R2.1
+        "max_players": MAX_PLAYERS,
         "csrf": g.get("csrf", ""),
         "csrf_field": CSRF_FIELD,
         "_": words,
@@ -537,7 +539,7 @@ def stored_records(game_id: UUID) -> tuple[list[Record], Verdict]:
     if not records:
         raise GameNotFoundError(f"no game {game_id}")
     try:
-        found = (parse_export(r.line() for r in records), verdict(records))
+        found = (check_records(list(records)), verdict(records))
     except ReplayError as e:
         raise PageError(409, str(e)) from None
     with REPLAYS_LOCK:

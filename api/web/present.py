@@ -18,7 +18,9 @@ from typing import Any
 
 from api.web.i18n import STRINGS, cards_n, column_name, rule_words, text
 from domain.catalog import load_catalog
+from domain.engine import half
 from domain.moves import Assemble, Cast, Discard, Move, Pass, Place
+from domain.table import last_filled
 
 
 @dataclass(frozen=True)
@@ -313,10 +315,9 @@ def spot_words(spot: Spot | None, names: Sequence[str], me: int | None, lang: st
 
 
 def next_stage(doc: Mapping[str, Any], seat: int, column: str) -> int:
-    """The stage a placement into ``column`` fills: after its highest filled one."""
-    stages = doc["sequences"][seat]["columns"][column]
-    filled = [i for i, s in enumerate(stages) if s is not None]
-    return (max(filled) + 2) if filled else 1
+    """The stage a placement into ``column`` fills: the one after its highest
+    filled one (R4.5, R5.2)."""
+    return last_filled(doc["sequences"][seat]["columns"][column]) + 1
 
 
 # ---- the seat's legal moves, as the page offers them ------------------------------------
@@ -377,10 +378,10 @@ def offers_of(
 
     def gains_of(points: int, losers: set[int]) -> list[tuple[str, int]]:
         gains = [(text("you_score", lang, n=points), points)] if points else []
-        for seat in sorted(losers):
-            half = points // 2
-            if half:
-                gains.append((text("they_score", lang, name=seat_name(names, seat), n=half), half))
+        for seat in sorted(losers):  # R4.4/half, R4.6/half: as the rules score it
+            lost = half(points)
+            if lost:
+                gains.append((text("they_score", lang, name=seat_name(names, seat), n=lost), lost))
         return gains
 
     for move, request in moves:
@@ -390,7 +391,7 @@ def offers_of(
             continue
         if isinstance(move, Discard):
             stack = cards[move.card].stack
-            point = stack not in doc.get("cabinet", {})
+            point = stack not in doc.get("cabinet", {})  # R4.1: its stack is gone
             offer = Offer("discard", move.card, value, say("discard", lang))
             if point:
                 offer.gains = [(text("discard_point", lang), 1)]
@@ -399,7 +400,7 @@ def offers_of(
             components = []
             losers: set[int] = set()
             for component in move.components:
-                spot = locate(doc, component, (), me)
+                spot = locate(doc, component, (), me)  # R4.2: never from a hand
                 components.append((component, spot_words(spot, names, me, lang)))
                 if spot and spot.zone in ("table", "sequence") and spot.seat != me:
                     assert spot.seat is not None
@@ -409,7 +410,7 @@ def offers_of(
             by_card.setdefault(move.card, []).append(offer)
         elif isinstance(move, Place):
             stage = next_stage(doc, me, move.column)
-            points = stage_points[stage - 1] if stage <= len(stage_points) else 0
+            points = stage_points[stage - 1] if stage <= len(stage_points) else 0  # R4.6
             spot = locate(doc, move.card, hand, me)
             words = say("place_into", lang, column=column_name(move.column, lang), stage=stage)
             losers = set()

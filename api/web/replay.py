@@ -62,6 +62,7 @@ def check_records(records: list[Record]) -> list[Record]:
             raise ReplayError(f"version {record.version} is not a game's event ({record.type})")
     if records[0].type not in CREATED:
         raise ReplayError("the export does not begin with the game's creation")
+    # R9.3: a game's hidden cards are revealed by its end, and not before
     if any(r.redacted for r in records) or records[-1].type != "GameEnded":
         raise ReplayError(
             "the game has not ended: its hidden cards are sealed in its export; "
