@@ -14,8 +14,11 @@ no row is missing or written twice across runs:
 - a game still running at ``stop`` writes nothing yet; the run that reads
   its GameEnded writes all of it, reading the game's earlier events (from
   before that run's range) back from the store by its id;
-- so hidden information never enters a row of a running game, and nothing
-  hidden is read at all: the events that deal or draw cards are skipped;
+- so hidden information never enters a row of a running game: the log is
+  read by the tables' event types only, and the events that deal or draw
+  cards are never decoded (those of a game read back by its id come with
+  the rest of an ended game's log, where nothing is hidden any more, R9.3,
+  and are dropped unread);
 - tournaments' results and corrections (``result``) are rows of their own
   events, each written by the run whose range holds it.
 

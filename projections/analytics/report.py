@@ -15,6 +15,7 @@ an engine on the export, written to a folder:
 from __future__ import annotations
 
 import csv
+import functools
 import html
 import json
 import math
@@ -68,7 +69,9 @@ TITLES = {
 }
 
 
+@functools.cache
 def sql_of(question: str) -> str:
+    """A question's SQL, read once."""
     return (SQL_DIR / f"{question}.sql").read_text(encoding="utf-8")
 
 

@@ -55,7 +55,7 @@ from domain.tournaments.standings import match_points, places
 from domain.zones import Location
 from projections.leaderboard import player_id
 
-WIN_UNITS = 60  # a win alone; a win shared by k seats is 60/k (k <= 6 divides 60)
+WIN_UNITS = 60  # a win alone; a win shared by k seats (R7.3) is 60/k (k <= 6 divides 60)
 BOT_PREFIX = "bot:"  # a seat whose contribution reads "bot:<kind>[:...]" is that bot
 
 # The event types the tables are built from; the others (CardsDealt,
@@ -374,17 +374,15 @@ def game_rows(
             if rule == "R4.6" and cause in placed:
                 placed[cause][_STAGE_POINTS] = gained
             taken = stolen.get(cause)
-            if taken is None:
-                pass
-            elif rule.endswith("/half"):
+            if taken is not None and rule.endswith("/half"):  # R4.4/half, R4.6/half
                 if player in taken:
                     taken[player][_VICTIM_POINTS] = gained
-            else:
+            elif taken is not None:
                 for row in taken.values():
                     row[_TAKER_POINTS] = gained
         elif type_ == "TurnEnded":
             seen.turns += 1
-            passed = bool(p["passed"])
+            passed = bool(p["passed"])  # R3.3
             turn_rows(
                 [
                     game_id,
@@ -426,7 +424,7 @@ def game_rows(
                     cabinet += 1
                     continue
                 where = Location.parse(source)
-                if where.seat == player:
+                if where.seat == player:  # R4.4: one's own card is no steal
                     own += 1
                 else:
                     others += 1
@@ -474,7 +472,7 @@ def game_rows(
             ]
             rows["placement"].append(row)
             placed[version] = row
-            if where.zone in ("table", "sequence") and where.seat != player:
+            if where.zone in ("table", "sequence") and where.seat != player:  # R4.6, S8
                 steal = _steal(game_id, version, "placement", player, where, card)
                 rows["steal"].append(steal)
                 steal[_FIRST] = True
@@ -483,7 +481,7 @@ def game_rows(
             spells += 1
             _spell(game_id, version, p, rows)
         elif type_ == "SequenceCompleted":
-            seen.completed[p["player"]] += 1
+            seen.completed[p["player"]] += 1  # R4.8
         elif type_ == "SeatWithdrawn":
             seen.withdrawn.add(p["player"])
         elif type_ == "GameCalled":
@@ -599,7 +597,7 @@ def _ended(
             end_position,
         ]
     )
-    share = WIN_UNITS // len(winners) if winners else 0
+    share = WIN_UNITS // len(winners) if winners else 0  # R7.3: shared wins
     for seat in range(players):
         rows["seat"].append(
             [
