@@ -10,7 +10,6 @@ any of it:
   repository's ``LRUCache`` and its ``evict`` flag);
 - ``event_from_fields``: a domain event made from its stored fields without
   running the dataclass ``__init__`` (the mapper's own way, less its checks);
-- ``dispatcher_of``: the registry of a ``singledispatchmethod``;
 - ``positions_by_version``: which log position each event of one aggregate
   has, by SQL on the library's own events table (the recorders offer no
   such query);
@@ -43,17 +42,6 @@ def event_from_fields(cls: type[Any], fields: dict[str, Any]) -> Any:
     event = object.__new__(cls)
     object.__setattr__(event, "__dict__", fields)
     return event
-
-
-def dispatcher_of(cls: type[Any], method: str) -> Any:
-    """The ``functools`` dispatcher of ``cls``'s singledispatchmethod
-    ``method`` (its ``registry`` and ``dispatch``), registrations applied."""
-    getattr(cls, method)  # applies the registrations deferred until first use
-    for klass in cls.__mro__:
-        found = klass.__dict__.get(method)
-        if found is not None:
-            return found.dispatcher
-    raise TypeError(f"{cls.__name__} has no method {method}")
 
 
 def positions_by_version(app: Application[Any], aggregate_id: UUID) -> dict[int, int] | None:

@@ -14,10 +14,9 @@ Handlers are declared with ``@on(EventClass, ...)`` and called as
 ``handler(self, kind, key, fields, tx, position)``: ``kind`` the event's
 type name, ``key`` its aggregate's id as view keys spell it (``game_key``).
 An event is handled by the handler of the nearest class in its MRO (as
-``functools.singledispatch`` would choose). A projection may instead keep
-the older form, a ``singledispatchmethod`` ``project(event, tx, position)``
-on domain events: its events are then made from the records
-(``event_of``), as the library's mapper would make them.
+``functools.singledispatch`` would choose); an event with none only moves
+the view's position. ``event_of`` makes the domain event a record stands
+for, as the library's mapper would.
 """
 
 from __future__ import annotations
@@ -32,12 +31,11 @@ from typing import Any, ClassVar, TypeVar
 from uuid import UUID
 
 import orjson
-from eventsourcing.dispatch import singledispatchmethod
 from eventsourcing.persistence import JSONTranscoder, Mapper, Notification, Tracking
 from eventsourcing.projection import Projection
 from eventsourcing.utils import resolve_topic
 
-from domain.internals import Row, dispatcher_of, event_from_fields, select_rows
+from domain.internals import Row, event_from_fields, select_rows
 from projections.view import Transaction, View
 
 Fields = dict[str, Any]
@@ -143,15 +141,10 @@ class ViewProjection(Projection[View]):
             return lists[0]
         return sorted(itertools.chain.from_iterable(lists))
 
-    @singledispatchmethod
-    def project(self, event: Any, tx: Transaction, position: int) -> None:
-        """Events a projection does not read; it must do nothing here."""
-
     @classmethod
     def handled_event_classes(cls) -> list[type[Any]]:
         """The event types this projection has a handler for."""
-        dispatched = [t for t in dispatcher_of(cls, "project").registry if t is not object]
-        return [*cls.declared, *(t for t in dispatched if t not in cls.declared)]
+        return list(cls.declared)
 
     def handler(self, event_class: type[Any]) -> Handler | None:
         """The handler of an event class, None if there is none. Resolved
@@ -166,11 +159,6 @@ class ViewProjection(Projection[View]):
             if klass in declared:
                 handler = declared[klass]
                 break
-        else:
-            dispatcher = dispatcher_of(type(self), "project")
-            found = dispatcher.dispatch(event_class)
-            if found is not dispatcher.registry[object]:
-                handler = _on_domain_event(found, event_class)
         self._handlers[event_class] = handler
         return handler
 
@@ -191,17 +179,6 @@ class Batch(list[Record]):
         for i, record in enumerate(records):
             by_class.setdefault(record[0], []).append(i)
         return by_class
-
-
-def _on_domain_event(project: Callable[..., None], event_class: type[Any]) -> Handler:
-    """A ``project(event, tx, position)`` implementation as a record handler."""
-
-    def handler(
-        self: Any, kind: str, key: str, fields: Fields, tx: Transaction, position: int
-    ) -> None:
-        project(self, event_of(event_class, fields), tx, position)
-
-    return handler
 
 
 T = TypeVar("T")

@@ -36,7 +36,6 @@ from domain.events import (
     GameCalled,
     GameCreated,
     GameEnded,
-    GameEvent,
     GameStarted,
     PlayerJoined,
     PlayerLeft,
@@ -62,6 +61,7 @@ from projections.base import (
     ViewProjection,
     event_of,
     game_key,
+    on,
     read_rows,
     record_of,
     rows_of,
@@ -313,34 +313,6 @@ def test_what_the_decoder_does_not_parse_itself_goes_through_the_mapper(app: Opu
     }
 
 
-def test_a_projection_of_domain_events_reads_the_events_the_mapper_makes(
-    app: Opus, views: ViewsUnderTest
-) -> None:
-    """The older form of a projection (``project`` on domain events) keeps
-    working: its events are made from the records."""
-    play_moves(app, start_game(app, 3, 41), 40, seed=41)
-    seen: list[tuple[int, Any]] = []
-
-    class Recording(ViewProjection):
-        name = "recording"
-
-        @singledispatchmethod
-        def project(self, event: Any, tx: Transaction, position: int) -> None:
-            """Others."""
-
-        @project.register
-        def _event(self, event: GameEvent, tx: Transaction, position: int) -> None:
-            seen.append((position, event))
-
-    rebuild(views.store, app, [Recording])
-    expected = [
-        (n.id, app.mapper.to_domain_event(n)) for n in app.recorder.select_notifications(0, 10**6)
-    ]
-    assert [(p, type(e), vars(e)) for p, e in seen] == [
-        (p, type(e), vars(e)) for p, e in expected if isinstance(e, GameEvent)
-    ]
-
-
 # ---- the former implementations, as they were (handlers of domain events) ----------
 
 
@@ -364,7 +336,24 @@ def entry(event: Any, position: int, text: str) -> dict[str, Any]:
     }
 
 
-class FormerMoveLog(ViewProjection):
+class OnDomainEvents(ViewProjection):
+    """The former form of a projection: a ``singledispatchmethod``
+    ``project(event, tx, position)`` on domain events, each made from its
+    record as the library's mapper makes it (``event_of``)."""
+
+    @on(object)
+    def _any(self, kind: str, key: str, fields: Any, tx: Transaction, position: int) -> None:
+        self.project(event_of(CLASSES[kind], fields), tx, position)
+
+    @singledispatchmethod
+    def project(self, event: Any, tx: Transaction, position: int) -> None:
+        """Events it does not read."""
+
+
+CLASSES = {**EVENT_TYPES, **TOURNAMENT_EVENT_TYPES}
+
+
+class FormerMoveLog(OnDomainEvents):
     name = "move_log"
 
     @singledispatchmethod
@@ -533,7 +522,7 @@ class FormerMoveLog(ViewProjection):
         tx.delete(f"{game}:names")
 
 
-class FormerScoreboard(ViewProjection):
+class FormerScoreboard(OnDomainEvents):
     name = "scoreboard"
 
     @singledispatchmethod

@@ -3,13 +3,9 @@ each test fails if a 9.x release changes the part it relies on."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from eventsourcing.dispatch import singledispatchmethod
-
 from domain.application import Opus
-from domain.events import CardsDrawn, GameCreated, PlayerJoined
-from domain.internals import dispatcher_of, event_from_fields, evict
+from domain.events import PlayerJoined
+from domain.internals import event_from_fields, evict
 
 
 def test_evict_drops_the_cached_aggregate_and_the_next_read_loads_it_again() -> None:
@@ -36,24 +32,3 @@ def test_an_event_made_from_fields_equals_the_one_the_mapper_decodes() -> None:
     before = app.repository.get(game_id, version=1)
     made.mutate(before)  # applies like any event
     assert before.state.names == ["Ada"] and before.version == 2
-
-
-class Projecting:
-    @singledispatchmethod
-    def project(self, event: Any) -> str:
-        return "other"
-
-    @project.register
-    def _created(self, event: GameCreated) -> str:
-        return "created"
-
-    @project.register
-    def _drawn(self, event: CardsDrawn | PlayerJoined) -> str:
-        return "drawn or joined"
-
-
-def test_the_dispatcher_lists_every_registered_class_and_dispatches() -> None:
-    dispatcher = dispatcher_of(Projecting, "project")
-    assert set(dispatcher.registry) == {object, GameCreated, CardsDrawn, PlayerJoined}
-    assert dispatcher.dispatch(PlayerJoined) is dispatcher.registry[PlayerJoined]
-    assert dispatcher.dispatch(int) is dispatcher.registry[object]
