@@ -35,7 +35,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import psycopg
 from eventsourcing.persistence import StoredEvent
 
 from domain.application import Opus
@@ -48,7 +47,7 @@ from projections.redis_views import RedisViewStore
 from projections.registry import PROJECTIONS, select
 from projections.sqlite_views import SQLiteViewStore
 from tests.redis_keys import drop_prefix
-from tests.settings import test_postgres_env
+from tests.settings import connect_test_postgres, test_postgres_env
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH_DIR = ROOT / "var" / "bench"
@@ -97,14 +96,6 @@ def store_names(events: int) -> tuple[Path, str]:
     return BENCH_DIR / f"events-{events}.db", f"{SCHEMA}_{events}"
 
 
-def postgres_dsn() -> str:
-    p = POSTGRES
-    return (
-        f"dbname={p['POSTGRES_DBNAME']} host={p['POSTGRES_HOST']} port={p['POSTGRES_PORT']} "
-        f"user={p['POSTGRES_USER']} password={p['POSTGRES_PASSWORD']}"
-    )
-
-
 def event_stores(events: int, use_postgres: bool) -> tuple[dict[str, str], dict[str, str] | None]:
     """The SQLite file and the PostgreSQL schema, each holding the same log."""
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
@@ -125,12 +116,12 @@ def event_stores(events: int, use_postgres: bool) -> tuple[dict[str, str], dict[
     app.close()
     if not use_postgres:
         return sqlite, None
-    with psycopg.connect(postgres_dsn(), autocommit=True) as conn:
+    with connect_test_postgres() as conn:
         conn.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
     app = Opus(env=postgres)
     if (app.recorder.max_notification_id() or 0) != have:
         app.close()
-        with psycopg.connect(postgres_dsn(), autocommit=True) as conn:
+        with connect_test_postgres() as conn:
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
             conn.execute(f"CREATE SCHEMA {schema}")
         if not log:
