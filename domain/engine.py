@@ -36,6 +36,7 @@ from domain.events import (
     StageTaken,
     TurnEnded,
 )
+from domain.legal import main_actions
 from domain.moves import MAIN_ACTIONS, Assemble, Cast, Discard, Move, Pass, Place, Withdraw
 from domain.names import MAX_NAME
 from domain.ruleset import MAX_PLAYERS, MIN_PLAYERS, RuleSet
@@ -263,8 +264,7 @@ def check_turn(state: GameState, player: int) -> None:
 
 
 def has_main_action(state: GameState, seat: int) -> bool:
-    from domain.legal import main_actions  # legal builds on this module
-
+    """R3.3: whether the seat has a legal main action (domain/legal.py lists them)."""
     return next(iter(main_actions(state, seat)), None) is not None
 
 

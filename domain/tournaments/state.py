@@ -17,6 +17,7 @@ from uuid import UUID
 
 from domain.ruleset import RuleSet
 from domain.tournaments import exact
+from domain.tournaments.entrants import name_key
 from domain.tournaments.seeds import tournament_seed
 from domain.tournaments.standings import Entrant, Outcome, Row, standings
 from domain.tournaments.tables import TableSizes
@@ -226,8 +227,6 @@ class TournamentState:
             handler(self, p)
 
     def on_PlayerRegistered(self, p: Payload) -> None:  # T2.1
-        from domain.tournaments.entrants import name_key
-
         self.registrations.append(
             Registration(
                 p["player"],
