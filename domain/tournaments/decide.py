@@ -28,6 +28,7 @@ from domain.tournaments.events import (
     RoundPaired,
     TournamentFinished,
 )
+from domain.tournaments.guards import check_beacon, check_open, check_pairable
 from domain.tournaments.pairing import Pairing, pair_first_round, pair_later_round, pairs_met
 from domain.tournaments.seating import seat_order, seat_table
 from domain.tournaments.seeds import game_secret, merkle_root, round_seed, tournament_seed
@@ -55,11 +56,6 @@ def game_id(tournament: UUID, round_: int, table: int) -> UUID:
     """A tournament game's id, derived from its place, so a retried pairing
     names the same games."""
     return uuid.uuid5(tournament, f"round {round_} table {table}")
-
-
-def check_open(state: TournamentState) -> None:
-    if state.finished:
-        raise E.FinishError("the tournament has finished")
 
 
 def decide_register(
@@ -108,36 +104,25 @@ def rounds_for(players: int, preferred: int) -> int:
     return rounds
 
 
+def round_count(state: TournamentState) -> int:
+    """T1.1: the rounds the tournament plays: as created, else fixed when
+    round 1 is paired for the players active then."""
+    return state.planned_rounds or rounds_for(len(state.active), state.sizes.preferred)
+
+
 def decide_pairing(
     state: TournamentState, tournament: UUID, beacon: str | None = None
 ) -> tuple[list[Fact], list[TableGame]]:
-    """T3, T4: the next round's tables, byes and seats, and its games."""
-    check_open(state)
-    if state.rounds and not state.rounds[-1].closed:
-        raise E.PairingError(f"round {state.paired} is not closed: every game needs a result")
-    number = state.paired + 1
-    planned = state.planned_rounds
-    if planned is not None and number > planned:
-        raise E.PairingError(f"all {planned} rounds have been played: finish the tournament")
-    active = state.active
-    if len(active) < state.sizes.min:
-        raise E.TooFewPlayersError(
-            f"{len(active)} active players, fewer than a table's {state.sizes.min}: "
-            "the tournament can only be finished"
-        )
+    """T3, T4: the next round's tables, byes and seats, and its games, once
+    the guards allow it (domain/tournaments/guards.py: T9.3, T9.1, T2.4, T1.3)."""
+    number = check_pairable(state)
+    value = beacon or ""
+    check_beacon(state, number, value)
     extra: dict[str, Any] = {"rounds": None, "beacon": None, "seed": None}
     if number == 1:
-        value = beacon or ""
-        if state.beacon and not value:
-            raise E.PairingError(f"round 1 needs the beacon's value ({state.beacon})", "T1.3")
-        if value and not state.beacon:
-            raise E.PairingError("this tournament named no beacon", "T1.3")
-        extra = {"rounds": planned or rounds_for(len(active), state.sizes.preferred)}
         seed = _seed_with(state, value)
-        extra.update(beacon=value, seed=seed.hex())
+        extra = {"rounds": round_count(state), "beacon": value, "seed": seed.hex()}
     else:
-        if beacon:
-            raise E.PairingError("only round 1 takes the beacon's value", "T1.3")
         assert state.seed is not None
         seed = state.seed
     pairing, seats = pair_round(state, number, seed)

@@ -52,6 +52,7 @@ from domain.game import Game
 from domain.tournaments import decide, exact
 from domain.tournaments.aggregate import check_creation
 from domain.tournaments.events import TOURNAMENT_EVENT_TYPES
+from domain.tournaments.guards import check_beacon, check_pairable
 from domain.tournaments.pairing import objective, pairs_met
 from domain.tournaments.seeds import game_secret
 from domain.tournaments.state import TournamentState
@@ -429,27 +430,22 @@ class _Check:
         byes: list[int],
         rule: str,
     ) -> None:
-        """Without the seed: what a pairing must be whoever sits where."""
+        """Without the seed: what a pairing must be whoever sits where. The
+        pairing guards are the decision's (domain/tournaments/guards.py): a
+        rule error they raise fails the record with its rule id (``run``)."""
         state = self.state
         assert state is not None
-        number = state.paired + 1
-        if state.rounds and not state.rounds[-1].closed:
-            raise Failure(record, f"T9.1: round {state.paired} is not closed")
-        if state.planned_rounds is not None and number > state.planned_rounds:
-            raise Failure(record, f"T9.1: all {state.planned_rounds} rounds have been played")
-        active = state.active
-        if len(active) < state.sizes.min:
-            raise Failure(record, f"T2.4: {len(active)} active players cannot fill a table")
+        number = check_pairable(state)  # T9.3, T9.1, T2.4
         if number == 1:
-            rounds = state.planned_rounds or decide.rounds_for(len(active), state.sizes.preferred)
+            rounds = decide.round_count(state)
             if p["rounds"] != rounds:
                 raise Failure(
                     record, f"T1.1: {p['rounds']} rounds recorded, the rules give {rounds}"
                 )
-            if bool(p["beacon"]) != bool(state.beacon):
-                raise Failure(record, "T1.3: round 1 records the beacon's value when one is named")
+            check_beacon(state, number, p["beacon"] or "")  # T1.3
         elif p["rounds"] is not None or p["beacon"] is not None:
             raise Failure(record, "T1.2: only round 1 records the rounds and the beacon")
+        active = state.active
         count, parts = fewest_byes(len(active), state.sizes)
         if len(byes) != count or byes != sorted(byes):
             raise Failure(record, f"T3.2: {len(byes)} byes recorded, the rules give {count}")

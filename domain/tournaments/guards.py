@@ -1,0 +1,51 @@
+"""The preconditions of a tournament's commands, each raising its T… rule's
+error: checked where a command is decided (domain/tournaments/decide.py) and
+where a recorded pairing is verified (domain/tournaments/verify.py), so both
+refuse the same pairings with the same rule ids.
+"""
+
+from __future__ import annotations
+
+from domain import errors as E
+from domain.tournaments.state import TournamentState
+
+
+def check_open(state: TournamentState) -> None:
+    """T9.3: nothing changes a finished tournament."""
+    if state.finished:
+        raise E.FinishError("the tournament has finished")
+
+
+def check_pairable(state: TournamentState) -> int:
+    """The number of the round to pair next, when it may be paired now: the
+    tournament is open (T9.3), the last round is closed (T9.1), not every
+    planned round has been played (T9.1), and the active players fill at
+    least one table (T2.4)."""
+    check_open(state)
+    if state.rounds and not state.rounds[-1].closed:
+        raise E.PairingError(f"round {state.paired} is not closed: every game needs a result")
+    number = state.paired + 1
+    planned = state.planned_rounds
+    if planned is not None and number > planned:
+        raise E.PairingError(f"all {planned} rounds have been played: finish the tournament")
+    active = len(state.active)
+    if active < state.sizes.min:
+        raise E.TooFewPlayersError(
+            f"{active} active players, fewer than a table's {state.sizes.min}: "
+            "the tournament can only be finished"
+        )
+    return number
+
+
+def check_beacon(state: TournamentState, number: int, beacon: str) -> None:
+    """T1.3: round 1 is paired with the beacon's value exactly when the
+    tournament named a beacon (``beacon`` is "" without one); no later round
+    takes one."""
+    if number != 1:
+        if beacon:
+            raise E.PairingError("only round 1 takes the beacon's value", "T1.3")
+        return
+    if state.beacon and not beacon:
+        raise E.PairingError(f"round 1 needs the beacon's value ({state.beacon})", "T1.3")
+    if beacon and not state.beacon:
+        raise E.PairingError("this tournament named no beacon", "T1.3")
