@@ -23,6 +23,7 @@ from api import (
     commands_http,
     docs,
     health,
+    identity,
     queries_http,
     stream,
     tournament_queries_http,
@@ -130,7 +131,7 @@ def register_idempotency(app: Flask, services: Services) -> None:
     def cache_key() -> str | None:
         """The same caller, path, key and body; hashed, as the cache is shared."""
         key = request.headers.get("Idempotency-Key")
-        if request.method != "POST" or not key or len(key) > commands_http.MAX_KEY:
+        if request.method != "POST" or not key or len(key) > identity.MAX_KEY:
             return None
         parts = [request.path, request.headers.get("Authorization", ""), key]
         digest = hashlib.sha256("\n".join(parts).encode())

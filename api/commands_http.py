@@ -1,26 +1,23 @@
 """Commands over HTTP: create, join, start, and every move (POST).
 
-Each handler checks identity, turns its schema's output into one application
-call and answers with where the events landed (position) and the game's
-version. ``Idempotency-Key`` becomes the command id recorded on the events;
-``If-Match`` the version the command expects.
+Each handler reads its ``Caller`` from the request (api/identity.py: the
+token's hash, ``Idempotency-Key`` as the command id recorded on the events,
+``If-Match`` as the version the command expects), turns its schema's output
+into one application call and answers with where the events landed
+(position) and the game's version.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import re
 from typing import Any
 from uuid import UUID
 
-from flask import g, request
+from flask import g
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from api import docs
-from api.errors import ApiError
-from api.identity import bearer, caller, new_token, token_hash
+from api.identity import command_caller, new_holder
 from api.runtime import services
 from api.schemas import (
     AssembleSchema,
@@ -35,52 +32,13 @@ from api.schemas import (
     PlaceSchema,
     WithdrawSchema,
 )
-from domain.application import Outcome
 from domain.moves import UNSEATED, Assemble, Cast, Discard, Move, Pass, Place
+from domain.pipeline import CommandOutcome
 from domain.ruleset import RuleSet
 
 blp = Blueprint(
     "commands", __name__, url_prefix="/games", description="Commands: create, join, start, moves"
 )
-MAX_KEY = 200
-
-
-def command_id() -> str:
-    """The command id recorded on the events: the Idempotency-Key within the
-    caller's scope (its token), hashed, so that one caller's key never
-    answers for another's command and the key itself is never published."""
-    key = request.headers.get("Idempotency-Key", "")
-    if len(key) > MAX_KEY:
-        raise ApiError(
-            422,
-            "invalid input: Idempotency-Key",
-            {"headers": {"Idempotency-Key": [f"at most {MAX_KEY} characters"]}},
-        )
-    if not key:
-        return ""
-    scope = request.headers.get("Authorization", "")
-    scoped = hashlib.sha256(f"{scope}\n{key}".encode()).hexdigest()[:32]
-    # "<key>:<request>": the service tells a retry from the key reused for
-    # another request. The request as parsed: the same command resent with
-    # other whitespace, key order or case in its game id is the same request.
-    body = request.get_json(silent=True) or {}
-    target = {k: str(v).lower() for k, v in (request.view_args or {}).items()}
-    request_print = json.dumps([request.endpoint, target, body], sort_keys=True)
-    return f"{scoped}:{hashlib.sha256(request_print.encode()).hexdigest()[:16]}"
-
-
-def expected_version() -> int | None:
-    raw = request.headers.get("If-Match")
-    if raw is None:
-        return None
-    text = raw.strip().removeprefix("W/").strip('"')
-    if not re.fullmatch(r"[0-9]{1,18}", text):
-        raise ApiError(
-            422,
-            "invalid input: If-Match",
-            {"headers": {"If-Match": ["the game version, a whole number"]}},
-        )
-    return int(text)
 
 
 def move_request(game_id: UUID, move: Move) -> dict[str, Any]:
@@ -112,7 +70,7 @@ def move_request(game_id: UUID, move: Move) -> dict[str, Any]:
     return {"method": "POST", "path": f"/games/{game_id}/{move.name}", "body": body}
 
 
-def outcome(game_id: UUID, result: Outcome, **extra: Any) -> dict[str, Any]:
+def outcome(game_id: UUID, result: CommandOutcome, **extra: Any) -> dict[str, Any]:
     return {
         "game_id": game_id,
         "position": result.position,
@@ -130,77 +88,38 @@ class Games(MethodView):
     def post(self, args: dict[str, Any]) -> dict[str, Any]:
         """Create a game under a rule-set variant; returns the organiser's token
         once. With an ``Idempotency-Key``, send your own organiser token
-        (``Authorization: Bearer <at least 32 characters>``): the key is
-        yours alone, and a retry finds the game it made."""
+        (``Authorization: Bearer``, at least 43 base64url characters): the
+        key is yours alone, and a retry finds the game it made."""
         variant = RuleSet(
             draw=args["draw"],
             guild=args["guild"],
             stage_points=tuple(args["stage_points"] or RuleSet().stage_points),
         )
-        token, digest = own_or_new_token(key_needs_it=True)
+        token, caller = new_holder(key_needs_it=True)
         g.secret_in_response = True  # never kept for replay: tokens are shown once
-        result = services().opus.create(variant, organiser_hash=digest, command=command_id())
-        assert result.game_id is not None
+        result = services().opus.create(variant, caller=caller)
         if result.replayed:  # the token was shown once, to the first request
             token = ""
-        return outcome(result.game_id, result, organiser_token=token)
+        return outcome(result.aggregate_id, result, organiser_token=token)
 
 
-MIN_OWN_TOKEN = 43  # 256 bits in base64url, as the service's own tokens are
-OWN_TOKEN = re.compile(rf"[A-Za-z0-9_-]{{{MIN_OWN_TOKEN},200}}")
-
-
-def own_or_new_token(*, key_needs_it: bool = False) -> tuple[str, str]:
-    """The token the command's game or seat will hold, and its hash: the
-    caller's own when it sends one (``Authorization: Bearer``), else a new
-    one. A token of one's own scopes the Idempotency-Key and survives a lost
-    response: a retry finds the game or seat it made, and the caller already
-    holds its token. On create (``key_needs_it``) a key requires one: a key
-    without it could be sent first by anyone, who would hold the game (the key
-    decides the game's id); a tournament's registration too (its retry finds
-    the registration by the token)."""
-    if not request.headers.get("Authorization"):
-        if key_needs_it and request.headers.get("Idempotency-Key"):
-            raise ApiError(  # 401: a credential of one's own is what is missing
-                401,
-                "an Idempotency-Key here needs your own token: send "
-                f"'Authorization: Bearer <a random token of at least {MIN_OWN_TOKEN} "
-                "base64url characters>', which the command keeps as yours",
-                {"headers": {"Authorization": ["required with Idempotency-Key"]}},
-            )
-        return new_token()
-    own = bearer()
-    if not OWN_TOKEN.fullmatch(own):
-        # Its hash is public (the export carries it): it must be as hard to
-        # guess as the service's own, 256 random bits.
-        raise ApiError(
-            422,
-            f"a token of your own must be at least {MIN_OWN_TOKEN} base64url characters "
-            "(256 random bits, as secrets.token_urlsafe(32) makes)",
-            {"headers": {"Authorization": [f"at least {MIN_OWN_TOKEN} base64url characters"]}},
-        )
-    return own, token_hash(own)
-
-
-@blp.route("/<uuid:game_id>/players")
-class Players(MethodView):
+@blp.route("/<uuid:game_id>/players", endpoint="Players")
+class Join(MethodView):
     @blp.arguments(JoinSchema())
     @blp.doc(**docs.COMMAND)
     @blp.response(201, JoinedSchema)
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """Take the next seat (R2.1) with an optional seed contribution (R9.1);
         returns the seat's secret token once. Send a token of your own
-        (``Authorization: Bearer``, at least 32 characters) and the seat holds
-        it: a join retried after a lost response finds its seat, and you hold
-        its token already."""
-        token, digest = own_or_new_token()
+        (``Authorization: Bearer``, at least 43 base64url characters) and the
+        seat holds it: a join retried after a lost response finds its seat,
+        and you hold its token already."""
+        token, caller = new_holder()
         g.secret_in_response = True
-        result = services().opus.join(
-            game_id, args["name"], args["contribution"], token_hash=digest, command=command_id()
-        )
+        result = services().opus.join(game_id, args["name"], args["contribution"], caller=caller)
         if result.replayed:
             token = ""
-        return outcome(game_id, result, seat=result.seat, token=token or None)
+        return outcome(game_id, result, seat=result.value, token=token or None)
 
 
 @blp.route("/<uuid:game_id>/start")
@@ -209,7 +128,7 @@ class Start(MethodView):
     @blp.response(200, OutcomeSchema)
     def post(self, game_id: UUID) -> dict[str, Any]:
         """Start the game (organiser token): deal and begin seat 0's turn (R2)."""
-        result = services().opus.start(game_id, command=command_id(), organiser_hash=caller())
+        result = services().opus.start(game_id, caller=command_caller())
         return outcome(game_id, result)
 
 
@@ -221,14 +140,12 @@ class RemoveSeat(MethodView):
     def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """Before the start (organiser token): remove a seat whose player never
         came or left; the seats after it move down."""
-        result = services().opus.remove_seat(
-            game_id, args["seat"], command=command_id(), organiser_hash=caller()
-        )
+        result = services().opus.remove_seat(game_id, args["seat"], caller=command_caller())
         return outcome(game_id, result)
 
 
-@blp.route("/<uuid:game_id>/withdraw")
-class Withdraw(MethodView):
+@blp.route("/<uuid:game_id>/withdraw", endpoint="Withdraw")
+class WithdrawSeat(MethodView):
     @blp.arguments(WithdrawSchema())
     @blp.doc(**docs.TOKEN_COMMAND)
     @blp.response(200, OutcomeSchema)
@@ -238,20 +155,14 @@ class Withdraw(MethodView):
         its turns pass from then on."""
         svc = services()
         result = svc.opus.withdraw(
-            game_id,
-            args["seat"],
-            command=command_id(),
-            organiser_hash=caller(),
-            idle_seconds=svc.inactivity_seconds,
+            game_id, args["seat"], caller=command_caller(), idle_seconds=svc.inactivity_seconds
         )
         return outcome(game_id, result)
 
 
 def play(game_id: UUID, move: Move) -> dict[str, Any]:
     """Run one move for the seat whose token is sent (the service finds it)."""
-    result = services().opus.play(
-        game_id, move, expected_version(), command=command_id(), token_hash=caller()
-    )
+    result = services().opus.play(game_id, move, caller=command_caller())
     return outcome(game_id, result)
 
 

@@ -20,7 +20,7 @@ from flask_smorest import Blueprint
 from api import docs
 from api.commands_http import move_request
 from api.errors import ApiError
-from api.identity import caller
+from api.identity import caller_hash
 from api.runtime import services
 from api.schemas import (
     AfterSchema,
@@ -98,7 +98,7 @@ class HandQuery(MethodView):
     @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
     def get(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """Your own hand (token): no one else's is ever served."""
-        digest = caller()
+        digest = caller_hash()
 
         def read(queries: Any) -> list[int] | None:
             seats = queries.seats(game_id)
@@ -175,7 +175,7 @@ class LegalMovesQuery(MethodView):
     def get(self, game_id: UUID) -> dict[str, Any]:
         """Every move the engine would accept from your seat now (token), each
         as the request that makes it; when there is none, ``reason`` says why."""
-        legal = services().opus.legal_moves_of(game_id, caller())
+        legal = services().opus.legal_moves_of(game_id, caller_hash())
         return {
             "seat": legal.seat,
             "version": legal.version,

@@ -1,13 +1,14 @@
 """Tournament commands over HTTP (POST), and a tournament's export.
 
-As the game commands (api/commands_http.py): each handler reads the
-caller's token hash, turns its schema's output into one call on the
-application service (``Opus.tournaments``) and answers with where the
-events landed (position) and the tournament's version. ``Idempotency-Key``
-becomes the command id, fingerprinted with the request, by the same helper;
-``If-Match`` names the tournament version an organiser's or a drop command
-expects. A tournament's games are played through the game endpoints, each
-seat with its player's registration token.
+As the game commands (api/commands_http.py): each handler reads its
+``Caller`` from the request (api/identity.py), turns its schema's output
+into one call on the application service (``Opus.tournaments``) and
+answers with where the events landed (position) and the tournament's
+version. ``Idempotency-Key`` becomes the command id, fingerprinted with the
+request; ``If-Match`` names the tournament version a command expects. A
+tournament's games are played through the game endpoints, each seat with
+its player's registration token. Endpoint names are fixed: they are part
+of every command id's fingerprint (api/identity.py).
 """
 
 from __future__ import annotations
@@ -22,8 +23,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from api import docs
-from api.commands_http import command_id, expected_version, own_or_new_token
-from api.identity import caller
+from api.identity import command_caller, new_holder
 from api.runtime import services
 from api.tournament_schemas import (
     CallSchema,
@@ -38,10 +38,10 @@ from api.tournament_schemas import (
     TournamentCreatedSchema,
     TournamentOutcomeSchema,
 )
-from domain.application import Outcome
 from domain.errors import TournamentNotFoundError
+from domain.pipeline import CommandOutcome
 from domain.ruleset import RuleSet
-from domain.tournaments.service import Tournaments as TournamentService
+from domain.tournaments.commands import TournamentCommands
 from infra.eventlog import tournament_lines
 
 blp = Blueprint(
@@ -58,11 +58,11 @@ IF_MATCH = {
 ORGANISER_COMMAND: dict[str, Any] = {**docs.TOKEN, "parameters": [docs.IDEMPOTENCY_KEY, IF_MATCH]}
 
 
-def tournaments() -> TournamentService:
+def tournaments() -> TournamentCommands:
     return services().opus.tournaments
 
 
-def outcome(tournament_id: UUID, result: Outcome, **extra: Any) -> dict[str, Any]:
+def outcome(tournament_id: UUID, result: CommandOutcome, **extra: Any) -> dict[str, Any]:
     return {
         "tournament_id": tournament_id,
         "position": result.position,
@@ -72,20 +72,8 @@ def outcome(tournament_id: UUID, result: Outcome, **extra: Any) -> dict[str, Any
     }
 
 
-def organiser_command() -> dict[str, Any]:
-    """What an organiser's command (or a drop) passes to the service: the
-    caller's token hash, the command id, and the version ``If-Match``
-    expects (checked by the service under the tournament's lock, after a
-    retried command has been answered)."""
-    return {
-        "organiser_hash": caller(),
-        "command": command_id(),
-        "expected_version": expected_version(),
-    }
-
-
-@blp.route("")
-class Tournaments(MethodView):
+@blp.route("", endpoint="Tournaments")
+class CreateTournament(MethodView):
     @blp.arguments(CreateTournamentSchema())
     @blp.doc(**docs.COMMAND)
     @blp.response(201, TournamentCreatedSchema)
@@ -100,14 +88,13 @@ class Tournaments(MethodView):
             stage_points=tuple(args["stage_points"] or RuleSet().stage_points),
         )
         tables = args["tables"]
-        token, digest = own_or_new_token(key_needs_it=True)
+        token, caller = new_holder(key_needs_it=True)
         g.secret_in_response = True  # never kept for replay: tokens are shown once
-        tournament_id, result = tournaments().create(
+        result = tournaments().create(
             args["name"],
-            digest,
+            caller=caller,
             rules=rules,
             sizes=(tables["min"], tables["preferred"], tables["max"]),
-            command=command_id(),
             weight=args["weight"],
             late_until=args["late_until"],
             time_limit=args["time_limit"],
@@ -116,11 +103,11 @@ class Tournaments(MethodView):
         )
         if result.replayed:  # the token was shown once, to the first request
             token = ""
-        return outcome(tournament_id, result, organiser_token=token)
+        return outcome(result.aggregate_id, result, organiser_token=token)
 
 
-@blp.route("/<uuid:tournament_id>/players")
-class Players(MethodView):
+@blp.route("/<uuid:tournament_id>/players", endpoint="Players")
+class Register(MethodView):
     @blp.arguments(RegisterSchema())
     @blp.doc(**docs.COMMAND)
     @blp.response(201, RegisteredSchema)
@@ -130,14 +117,14 @@ class Players(MethodView):
         registration number and the player's token once: the token plays
         every game of the player's. With an ``Idempotency-Key``, send your
         own token: a retry finds the registration it made."""
-        token, digest = own_or_new_token(key_needs_it=True)
+        token, caller = new_holder(key_needs_it=True)
         g.secret_in_response = True
-        player, result = tournaments().register(
-            tournament_id, args["name"], args["contribution"], digest, command_id()
+        result = tournaments().register(
+            tournament_id, args["name"], args["contribution"], caller=caller
         )
         if result.replayed:
             token = ""
-        return outcome(tournament_id, result, player=player, token=token or None)
+        return outcome(tournament_id, result, player=result.value, token=token or None)
 
 
 @blp.route("/<uuid:tournament_id>/drop")
@@ -149,13 +136,7 @@ class Drop(MethodView):
         """Drop a player (T2.2), by the organiser or the player's own token:
         from the next pairing on; the seat in each of their running games is
         withdrawn at once (its turns pass)."""
-        result = tournaments().drop(
-            tournament_id,
-            args["player"],
-            token_hash=caller(),
-            command=command_id(),
-            expected_version=expected_version(),
-        )
+        result = tournaments().drop(tournament_id, args["player"], caller=command_caller())
         return outcome(tournament_id, result)
 
 
@@ -170,10 +151,10 @@ class Rounds(MethodView):
         Round 1 takes the value of the beacon the tournament named (T1.3);
         a round is paired only once the last one has closed (T9.1).
         ``round`` is null on a retried command: read the tournament."""
-        round_, result = tournaments().pair(
-            tournament_id, beacon=args.get("beacon"), **organiser_command()
+        result = tournaments().pair(
+            tournament_id, caller=command_caller(), beacon=args.get("beacon")
         )
-        return outcome(tournament_id, result, round=round_)
+        return outcome(tournament_id, result, round=result.value)
 
 
 @blp.route("/<uuid:tournament_id>/games/<uuid:game_id>/call")
@@ -185,7 +166,7 @@ class Call(MethodView):
         """Call an unfinished game (organiser token; T8.1) once the round's
         time is up or a seat at it has withdrawn: it ends after the last
         seat's next turn."""
-        result = tournaments().call(tournament_id, game_id, args["by"], **organiser_command())
+        result = tournaments().call(tournament_id, game_id, args["by"], caller=command_caller())
         return outcome(tournament_id, result)
 
 
@@ -203,7 +184,7 @@ class Corrections(MethodView):
             args["places"],
             args["reason"],
             args["by"],
-            **organiser_command(),
+            caller=command_caller(),
         )
         return outcome(tournament_id, result)
 
@@ -222,7 +203,7 @@ class Penalties(MethodView):
             args["points"],
             args["reason"],
             args["by"],
-            **organiser_command(),
+            caller=command_caller(),
         )
         return outcome(tournament_id, result)
 
@@ -234,7 +215,7 @@ class Finish(MethodView):
     def post(self, tournament_id: UUID) -> dict[str, Any]:
         """Finish the tournament (organiser token; T9.3) when no round is
         open: the standings' digest is recorded and the secret revealed."""
-        result = tournaments().finish(tournament_id, **organiser_command())
+        result = tournaments().finish(tournament_id, caller=command_caller())
         return outcome(tournament_id, result)
 
 

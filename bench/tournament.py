@@ -30,9 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from domain.application import Opus
 from domain.bots import BOTS
 from domain.moves import Move
+from domain.pipeline import Caller
+from domain.simulation import enter_tournament, token_hash, token_of
 from domain.tournaments.decide import pair_round
 from domain.tournaments.seeds import game_secret
-from domain.tournaments.simulation import enter_tournament, token_hash, token_of
 from domain.tournaments.state import TournamentState
 
 Moves = dict[tuple[int, int], list[Move]]
@@ -143,7 +144,7 @@ def replay_tournament(folder: str, players: int, rounds: int, seed: int, moves: 
         round_ = app.tournaments.get(run.tournament).state.rounds[-1]
         for seat in round_.tables:
             for move in moves[(round_.number, seat.table)]:
-                app.play(seat.game, move, token_hash=hashes[seat.players[move.player]])
+                app.play(seat.game, move, caller=Caller(hashes[seat.players[move.player]]))
     app.tournaments.finish(run.tournament)
     seconds = time.perf_counter() - started
     app.close()
@@ -158,10 +159,10 @@ def replay_games(folder: str, seed: int, moves: Moves, plan: Plan) -> float:
     for (r, t), seated in plan.items():
         game_id = app.create_game(secret=game_secret(secret, r, t))
         for p in seated:
-            app.join(game_id, f"Bot {p}", f"c{p}", token_hash=token_hash(token_of(seed, p)))
+            app.join(game_id, f"Bot {p}", f"c{p}", caller=Caller(token_hash(token_of(seed, p))))
         app.start(game_id)
         for move in moves[(r, t)]:
-            app.play(game_id, move, token_hash=token_hash(token_of(seed, seated[move.player])))
+            app.play(game_id, move, caller=Caller(token_hash(token_of(seed, seated[move.player]))))
     seconds = time.perf_counter() - started
     app.close()
     return seconds

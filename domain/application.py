@@ -1,365 +1,213 @@
-"""The application service: every command and query on games.
+"""The application service: the one object every entry point uses.
 
-Commands load the Game, call one method, save, and return where the events
-landed (position) and the game's new version. The aggregate cache keeps a
-command cheap however long the game; a clash with another writer is retried
-by reloading and re-deciding, unless the command said which version it
-expected.
+``Opus`` is the eventsourcing application (the store, the aggregate cache)
+with the command pipeline on it (``domain/pipeline.py``): the game
+commands below and the tournament commands (``Opus.tournaments``,
+``domain/tournaments/commands.py``) are each a ``Command`` handed to the
+one ``Runner``, with the ``Caller`` the entry point read from its request.
+The tournaments' claim on a game's end (T5.1, T9.1) is a save policy the
+runner asks; games know nothing of tournaments.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hmac
 import logging
-import threading
-import uuid
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import ClassVar
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.persistence import IntegrityError, Recording
+from eventsourcing.application import Application
+from eventsourcing.persistence import Recording
 
 from domain import engine, legal
 from domain.audit import Record
 from domain.chained import Chained
 from domain.errors import (
-    GameNotFoundError,
-    IdempotencyConflictError,
-    NotAuthorisedError,
     NotOrganiserError,
     NotSeatedError,
     RuleError,
     SetupError,
-    VersionClashError,
     WithdrawalError,
 )
 from domain.game import Game
-from domain.internals import evict
 from domain.moves import Move, for_seat
 from domain.names import check_unique, player_name
+from domain.pipeline import SERVICE, Caller, Command, CommandOutcome, Runner, Unit, id_for
 from domain.ruleset import RuleSet
 from domain.state import GameState
-from domain.tournaments.service import Tournaments
+from domain.tournaments.commands import TournamentCommands, TournamentResults
 
 log = logging.getLogger(__name__)
-RETRIES = 5
-LOCK_STRIPES = 256
-
-
-@dataclass(frozen=True)
-class Outcome:
-    position: int | None  # notification id of the command's last event
-    version: int  # the game's version after the command
-    seat: int | None = None  # for join
-    # True when the command id was seen before: nothing was applied again, and
-    # the position of the first outcome is not known here (None).
-    replayed: bool = False
-    game_id: UUID | None = None  # for create
-
-
-COMMAND_IDS = uuid.UUID("6f1c9b54-3a0e-4f4e-9a65-0d8e8e0b6b1a")
-
-
-def game_id_for(command: str) -> UUID:
-    """A game created under a command id gets an id derived from it, so a
-    retried create finds the game it made the first time."""
-    return uuid.uuid5(COMMAND_IDS, command)
 
 
 class Opus(Application[UUID]):
     name = "Opus"
     env: ClassVar[dict[str, str]] = {
         "AGGREGATE_CACHE_MAXSIZE": "1000",
-        # Commands decide on the cached game as it is: if another process
-        # wrote to the game meanwhile, saving clashes and the command is
-        # re-decided on the reloaded game. Queries bring it up to date first
-        # (``_game(fresh=True)``).
+        # Commands decide on the cached aggregate as it is: if another process
+        # wrote to it meanwhile, saving clashes and the command is decided
+        # again on the reloaded one. Queries bring it up to date first.
         "AGGREGATE_CACHE_FASTFORWARD": "n",
-        # Commands mutate the cached game in place (no copy per command); a
-        # command that fails after mutating it evicts it.
+        # Commands mutate the cached aggregate in place (no copy per command);
+        # a command that fails after mutating it evicts it.
         "DEEPCOPY_FROM_AGGREGATE_CACHE": "n",
     }
 
     def __init__(self, env: dict[str, str] | None = None) -> None:
         super().__init__(env)
-        self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
+        self.runner = Runner(self)
+        self.runner.policies.append(TournamentResults())
+        self.runner.on_saved = self.tell_listeners
         # Called with the records of every command after it is saved, in the
         # auditor's form (the API's live streams listen here).
         self.listeners: list[Callable[[list[Record]], None]] = []
-        self.tournaments = Tournaments(self)
+        self.tournaments = TournamentCommands(self.runner)
 
     def tell_listeners(
         self, recordings: list[Recording[UUID]], aggregates: Sequence[Chained]
     ) -> None:
         """Tell the listeners what a command saved; it is saved already, so a
         listener's failure is logged and never turns its answer into an error."""
-        if self.listeners:
-            records = saved_records(aggregates, recordings)
-            for listener in self.listeners:
-                try:
-                    listener(records)
-                except Exception:
-                    log.exception("a listener failed on saved events")
-        for aggregate in aggregates:
-            aggregate.sealed.clear()
+        if not self.listeners:
+            return
+        records = saved_records(aggregates, recordings)
+        for listener in self.listeners:
+            try:
+                listener(records)
+            except Exception:
+                log.exception("a listener failed on saved events")
 
     # ---- commands --------------------------------------------------------
 
-    def create_game(self, variant: RuleSet | None = None, **kwargs: Any) -> UUID:
-        """Shorthand for ``create(...).game_id``."""
-        game_id = self.create(variant, **kwargs).game_id
-        assert game_id is not None
-        return game_id
+    def create_game(
+        self,
+        variant: RuleSet | None = None,
+        *,
+        caller: Caller = SERVICE,
+        secret: bytes | None = None,
+    ) -> UUID:
+        """Shorthand for ``create(...).aggregate_id``."""
+        return self.create(variant, caller=caller, secret=secret).aggregate_id
 
     def create(
         self,
         variant: RuleSet | None = None,
         *,
+        caller: Caller = SERVICE,
         secret: bytes | None = None,
-        organiser_hash: str = "",
-        command: str = "",
-    ) -> Outcome:
-        """A new game; with a command id, a retry returns the same game, and
-        the same key with another variant is an IdempotencyConflictError."""
-        game_id = game_id_for(command.partition(":")[0]) if command else None
+    ) -> CommandOutcome:
+        """A new game, its organiser the caller; with a command id, a retry
+        returns the same game, and the same key with another variant is an
+        IdempotencyConflictError."""
         variant = variant or RuleSet()
-        game = Game.create(variant, id=game_id, secret=secret, organiser_hash=organiser_hash)
-        try:
-            recordings = self.save(game)
-        except IntegrityError:
-            if game_id is None:
-                raise
-            made = self._game(game_id).state.variant  # it exists: a retry of that create?
-            if made != variant:
-                raise IdempotencyConflictError(
-                    "this Idempotency-Key created a game under another rule-set variant; "
-                    "use a new key for a new game"
-                ) from None
-            return Outcome(None, 1, replayed=True, game_id=game_id)
-        self.tell_listeners(recordings, [game])
-        return Outcome(recordings[-1].notification.id, game.version, game_id=game.id)
+        game = Game.create(
+            variant,
+            id=id_for(caller.command) if caller.command else None,
+            secret=secret,
+            organiser_hash=caller.token_hash or "",
+        )
+        return self.runner.create(
+            game,
+            caller,
+            lambda made: made.state.variant == variant,
+            "this Idempotency-Key created a game under another rule-set variant; "
+            "use a new key for a new game",
+        )
 
     def join(
-        self,
-        game_id: UUID,
-        name: str,
-        contribution: str = "",
-        *,
-        token_hash: str = "",
-        command: str = "",
-    ) -> Outcome:
-        """R2.1: the next seat, under a name ``domain.names`` accepts."""
-        seat: list[int] = []
+        self, game_id: UUID, name: str, contribution: str = "", *, caller: Caller = SERVICE
+    ) -> CommandOutcome:
+        """R2.1: the next seat, under a name ``domain.names`` accepts, holding
+        the caller's token; the outcome's value is the seat."""
         recorded = player_name(name)
+        token = caller.token_hash or ""
 
-        def join(game: Game) -> None:
+        def join(game: Game, unit: Unit, caller: Caller) -> int:
             check_unique(recorded, game.state.names)
-            if token_hash and token_hash in game.state.token_hashes:
+            if token and token in game.state.token_hashes:
                 raise SetupError("this token holds a seat in this game already")
-            seat.append(game.join(recorded, contribution, token_hash, command))
+            return game.join(recorded, contribution, token, caller.command)
 
-        outcome = self._command(game_id, join, command)
-        return Outcome(
-            outcome.position, outcome.version, seat[-1] if seat else None, outcome.replayed
-        )
+        return self.runner.run(Command(game_id, Game, join), caller)
 
-    def start(
-        self, game_id: UUID, *, command: str = "", organiser_hash: str | None = None
-    ) -> Outcome:
-        """R2.2: deal and begin. With ``organiser_hash`` (the caller's token
-        hash), only the game's organiser may start it."""
+    def start(self, game_id: UUID, *, caller: Caller = SERVICE) -> CommandOutcome:
+        """R2.2: deal and begin; only the game's organiser may."""
 
-        return self._command(
-            game_id, lambda g: g.start(command), command, authorise=organiser(organiser_hash)
-        )
+        def start(game: Game, unit: Unit, caller: Caller) -> None:
+            game.start(caller.command)
 
-    def play(
-        self,
-        game_id: UUID,
-        move: Move,
-        expected_version: int | None = None,
-        *,
-        command: str = "",
-        token_hash: str | None = None,
-    ) -> Outcome:
-        """One move. With ``token_hash`` (the caller's token hash) the move is
-        made for the seat that token holds, whatever its ``player`` says
-        (NotSeatedError if it holds none): the seat is decided here, under
-        the game's lock, for every entry point alike."""
+        return self.runner.run(Command(game_id, Game, start, organiser), caller)
 
-        seat: list[int] = []
+    def play(self, game_id: UUID, move: Move, *, caller: Caller = SERVICE) -> CommandOutcome:
+        """One move, made for the seat the caller's token holds, whatever the
+        move's ``player`` says (NotSeatedError if it holds none): the seat is
+        decided here, under the game's lock, for every entry point alike. The
+        service's own callers move for the seat the move names."""
 
-        def authorise(game: Game) -> None:
-            if token_hash is not None:
-                seat[:] = [seat_of(game.state, token_hash)]
+        def play(game: Game, unit: Unit, caller: Caller) -> None:
+            if caller.token_hash is not None:
+                move_ = for_seat(move, seat_of(game.state, caller.token_hash))
+            else:
+                move_ = move
+            game.play(move_, caller.command)
 
-        def play(game: Game) -> None:
-            game.play(for_seat(move, seat[0]) if seat else move, command)
+        return self.runner.run(Command(game_id, Game, play, seated), caller)
 
-        return self._command(game_id, play, command, expected_version, authorise=authorise)
-
-    def remove_seat(
-        self,
-        game_id: UUID,
-        seat: int,
-        *,
-        command: str = "",
-        organiser_hash: str | None = None,
-    ) -> Outcome:
+    def remove_seat(self, game_id: UUID, seat: int, *, caller: Caller = SERVICE) -> CommandOutcome:
         """Before the start, remove a seat (its player never came, or left);
-        with ``organiser_hash``, only the organiser may."""
+        only the organiser may."""
 
-        def remove(game: Game) -> None:
+        def remove(game: Game, unit: Unit, caller: Caller) -> None:
             check_not_tournament(game)
-            game.remove_seat(seat, command)
+            game.remove_seat(seat, caller.command)
 
-        return self._command(
-            game_id,
-            remove,
-            command,
-            authorise=organiser(organiser_hash),
-        )
+        return self.runner.run(Command(game_id, Game, remove, organiser), caller)
 
     def withdraw(
         self,
         game_id: UUID,
         seat: int,
         *,
-        command: str = "",
-        organiser_hash: str | None = None,
+        caller: Caller = SERVICE,
         idle_seconds: float | None = None,
-    ) -> Outcome:
-        """R3.5: withdraw a seat. With ``organiser_hash``, only the organiser
-        may; with ``idle_seconds``, only the seat whose turn it is, once the
-        game has waited that long for it (a player who walked away)."""
+    ) -> CommandOutcome:
+        """R3.5: withdraw a seat; only the organiser may. With
+        ``idle_seconds``, only the seat whose turn it is, once the game has
+        waited that long for it (a player who walked away)."""
 
-        def withdraw(game: Game) -> None:
+        def withdraw(game: Game, unit: Unit, caller: Caller) -> None:
             check_not_tournament(game)
             if idle_seconds is not None:
                 check_idle(game, seat, idle_seconds)
-            game.withdraw(seat, command)
+            game.withdraw(seat, caller.command)
 
-        return self._command(game_id, withdraw, command, authorise=organiser(organiser_hash))
-
-    def _command(
-        self,
-        game_id: UUID,
-        act: Callable[[Game], Any],
-        command: str = "",
-        expected_version: int | None = None,
-        *,
-        authorise: Callable[[Game], None] | None = None,
-    ) -> Outcome:
-        """Run ``act`` on the game and save. ``authorise`` checks the caller
-        first, on every try and before a retried command is answered: a
-        command id is public (it is in the log), a token is not."""
-        with self._lock(game_id):
-            for _ in range(RETRIES):
-                game = self._game(game_id)
-                if authorise is not None:
-                    self._authorise(game, authorise)
-                replayed = game.replay_of(command) if command else None
-                if replayed is not None:
-                    return Outcome(None, replayed, replayed=True)
-                if expected_version is not None and game.version != expected_version:
-                    if self._catch_up(game):
-                        continue  # the cached game was behind: look again
-                    raise VersionClashError(
-                        f"game {game_id} is at version {game.version}, not {expected_version}"
-                    )
-                try:
-                    act(game)
-                    with self.tournaments.results_of(game) as tournaments:
-                        recordings = self.save(game, *tournaments)
-                except IntegrityError:
-                    self._evict(game_id)
-                    if expected_version is not None:
-                        raise VersionClashError(
-                            f"game {game_id} changed since version {expected_version}"
-                        ) from None
-                    continue
-                except RuleError:
-                    # Refused before anything was triggered. The cached game may
-                    # be behind another process's writes: decide again on the
-                    # latest before refusing.
-                    if game.pending_events:
-                        self._evict(game_id)
-                        raise
-                    if self._catch_up(game):
-                        continue
-                    raise
-                except BaseException:
-                    self._evict(game_id)
-                    raise
-                self.tell_listeners(recordings, [game, *tournaments])
-                position = recordings[-1].notification.id if recordings else 0
-                return Outcome(position, game.version)
-            raise VersionClashError(f"game {game_id} kept changing; gave up after {RETRIES} tries")
-
-    def _authorise(self, game: Game, authorise: Callable[[Game], None]) -> None:
-        """``authorise``, once more on the latest game if it refuses the cached
-        one (a seat taken through another process), then refused for good."""
-        try:
-            authorise(game)
-        except NotAuthorisedError:
-            if not self._catch_up(game):
-                raise
-            authorise(game)
-
-    def locks_of(self, game_ids: list[UUID]) -> list[threading.Lock]:
-        """The locks of several games, each once, in the one order."""
-        stripes = sorted({game_id.int % len(self._locks) for game_id in game_ids})
-        return [self._locks[i] for i in stripes]
-
-    def _lock(self, game_id: UUID) -> threading.Lock:
-        """One of a fixed set of locks: a game's commands and reads in this
-        process take turns; memory stays bounded however many games."""
-        return self._locks[game_id.int % len(self._locks)]
-
-    def _catch_up(self, game: Chained) -> bool:
-        """Apply the events other processes saved since ``game`` was cached;
-        True if there were any."""
-        new = list(self.events.get(game.id, gt=game.version))
-        for event in new:
-            event.mutate(game)  # type: ignore[attr-defined]
-        return bool(new)
-
-    def _evict(self, game_id: UUID) -> None:
-        evict(self, game_id)
-
-    def _game(self, game_id: UUID, *, fresh: bool = False) -> Game:
-        try:
-            game: Any = self.repository.get(game_id)
-        except AggregateNotFoundError:
-            raise GameNotFoundError(f"no game {game_id}") from None
-        if not isinstance(game, Game):
-            raise GameNotFoundError(f"no game {game_id}")
-        if fresh:
-            self._catch_up(game)
-        return game
+        return self.runner.run(Command(game_id, Game, withdraw, organiser), caller)
 
     # ---- queries -----------------------------------------------------------
 
-    def state(self, game_id: UUID) -> GameState:
-        """The full state, hidden information included: for bots, simulation and
-        tests in one thread. It is the live object: threads use ``reading``."""
-        with self._lock(game_id):
-            return self._game(game_id, fresh=True).state
+    def game(self, game_id: UUID) -> Game:
+        """The game, caught up with the store: for bots, simulation and tests
+        in one thread. It is the live object: threads use ``reading``."""
+        with self.runner.reading(game_id, Game) as game:
+            return game
 
-    @contextlib.contextmanager
+    def state(self, game_id: UUID) -> GameState:
+        """The full state, hidden information included (``game``'s)."""
+        return self.game(game_id).state
+
+    @contextmanager
     def reading(self, game_id: UUID) -> Iterator[tuple[GameState, int]]:
         """The game's state and version, held still while the caller reads."""
-        with self._lock(game_id):
-            game = self._game(game_id, fresh=True)
+        with self.runner.reading(game_id, Game) as game:
             yield game.state, game.version
 
     def version(self, game_id: UUID) -> int:
-        with self._lock(game_id):
-            return self._game(game_id, fresh=True).version
+        with self.reading(game_id) as (_, version):
+            return version
 
     def legal_moves(self, game_id: UUID, seat: int) -> list[Move]:
         with self.reading(game_id) as (state, _):
@@ -443,15 +291,16 @@ def check_not_tournament(game: Game) -> None:
         )
 
 
-def organiser(token_hash: str | None) -> Callable[[Game], None]:
-    """The check that the caller is the game's organiser (none without a hash:
-    the service's own callers)."""
+def organiser(game: Game, caller: Caller) -> None:
+    """Only the game's organiser may (the service's own callers too)."""
+    if caller.token_hash is not None:
+        check_organiser(game.state, caller.token_hash)
 
-    def authorise(game: Game) -> None:
-        if token_hash is not None:
-            check_organiser(game.state, token_hash)
 
-    return authorise
+def seated(game: Game, caller: Caller) -> None:
+    """Only a seat's holder may (the service's own callers too)."""
+    if caller.token_hash is not None:
+        seat_of(game.state, caller.token_hash)
 
 
 def check_organiser(state: GameState, token_hash: str) -> None:

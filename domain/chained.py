@@ -5,20 +5,24 @@ answered, never applied twice."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate
 
 from domain.chain import GENESIS, event_record, next_chain, sealed_payload
-from domain.errors import IdempotencyConflictError
+from domain.errors import IdempotencyConflictError, OpusError
 
 Fact = tuple[type[Any], dict[str, Any]]
 
 
 class Chained(Aggregate):
     """Subclasses call ``_start_chain`` in ``__init__`` and say whose secret
-    seals their hidden fields (``chain_secret``)."""
+    seals their hidden fields (``chain_secret``), what they are called
+    (``noun``) and the error a missing one raises (``missing``)."""
+
+    noun: ClassVar[str] = "aggregate"
+    missing: ClassVar[type[OpusError]] = OpusError
 
     def _start_chain(self) -> None:
         self.chain = GENESIS  # the head of the hash chain, set by every event

@@ -8,11 +8,12 @@ records nothing.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 from uuid import UUID, uuid4
 
 from domain import engine
 from domain.chained import Chained
+from domain.errors import GameNotFoundError, OpusError
 from domain.events import GameCreated, TournamentGameCreated
 from domain.moves import Move, Withdraw
 from domain.ruleset import RuleSet
@@ -21,6 +22,9 @@ from domain.state import GameState
 
 
 class Game(Chained):
+    noun: ClassVar[str] = "game"
+    missing: ClassVar[type[OpusError]] = GameNotFoundError
+
     def __init__(
         self,
         organiser_hash: str,

@@ -20,9 +20,10 @@ from api.identity import new_token, token_hash
 from domain.application import Opus
 from domain.bots import BOTS
 from domain.errors import OpusError
+from domain.pipeline import Caller
 from domain.ruleset import DRAW_VARIANTS, RuleSet
+from domain.simulation import simulate_tournament
 from domain.tournaments import exact
-from domain.tournaments.simulation import simulate_tournament
 from domain.tournaments.standings import Row
 from infra.bootstrap import open_application
 from infra.settings import Settings
@@ -74,9 +75,9 @@ def create(
     """Create a tournament; print its id and the organiser's token (shown once)."""
     token, digest = new_token()
     with opened() as app:
-        tournament_id, _ = app.tournaments.create(
+        tournament_id = app.tournaments.create(
             name,
-            digest,
+            caller=Caller(digest),
             rules=RuleSet(draw=draw, guild=guild),
             sizes=_sizes(tables),
             weight=weight,
@@ -84,9 +85,14 @@ def create(
             time_limit=time_limit,
             rounds=rounds,
             beacon=beacon,
-        )
+        ).aggregate_id
     click.echo(f"tournament: {tournament_id}")
     click.echo(f"organiser token: {token}")
+
+
+def caller(token: str) -> Caller:
+    """The caller a command-line token makes (the organiser's or a player's)."""
+    return Caller(token_hash(token))
 
 
 def _sizes(text: str) -> tuple[int, int, int]:
@@ -105,7 +111,9 @@ def register(tournament_id: UUID, name: str, contribution: str) -> None:
     """Register a player; print the registration number and its token (shown once)."""
     token, digest = new_token()
     with opened() as app:
-        player, _ = app.tournaments.register(tournament_id, name, contribution, digest)
+        player = app.tournaments.register(
+            tournament_id, name, contribution, caller=Caller(digest)
+        ).value
     click.echo(f"player: {player}")
     click.echo(f"token: {token}")
 
@@ -117,7 +125,7 @@ def register(tournament_id: UUID, name: str, contribution: str) -> None:
 def pair(tournament_id: UUID, token: str, beacon: str | None) -> None:
     """Pair the next round and start its games; print its tables."""
     with opened() as app:
-        app.tournaments.pair(tournament_id, beacon=beacon, organiser_hash=token_hash(token))
+        app.tournaments.pair(tournament_id, caller=caller(token), beacon=beacon)
         state = app.tournaments.get(tournament_id).state
     round_ = state.rounds[-1]
     click.echo(f"round {round_.number}")
@@ -135,7 +143,7 @@ def pair(tournament_id: UUID, token: str, beacon: str | None) -> None:
 def drop(tournament_id: UUID, token: str, player: int) -> None:
     """Drop a player (T2.2; the organiser's or the player's own token)."""
     with opened() as app:
-        outcome = app.tournaments.drop(tournament_id, player, token_hash=token_hash(token))
+        outcome = app.tournaments.drop(tournament_id, player, caller=caller(token))
     click.echo(f"dropped player {player}; version {outcome.version}")
 
 
@@ -147,7 +155,7 @@ def drop(tournament_id: UUID, token: str, player: int) -> None:
 def call(tournament_id: UUID, token: str, game_id: UUID, by: str) -> None:
     """Call a game (T8.1): it ends after the last seat's next turn."""
     with opened() as app:
-        outcome = app.tournaments.call(tournament_id, game_id, by, organiser_hash=token_hash(token))
+        outcome = app.tournaments.call(tournament_id, game_id, by, caller=caller(token))
     click.echo(f"called game {game_id}; version {outcome.version}")
 
 
@@ -168,7 +176,7 @@ def correct(
         raise click.BadParameter("places are whole numbers, like 1,2,2,4") from None
     with opened() as app:
         outcome = app.tournaments.correct(
-            tournament_id, game_id, new_places, reason, by, organiser_hash=token_hash(token)
+            tournament_id, game_id, new_places, reason, by, caller=caller(token)
         )
     click.echo(f"corrected game {game_id}; version {outcome.version}")
 
@@ -190,7 +198,7 @@ def penalise(
         raise click.BadParameter(str(e)) from None
     with opened() as app:
         outcome = app.tournaments.penalise(
-            tournament_id, player, subtracted, reason, by, organiser_hash=token_hash(token)
+            tournament_id, player, subtracted, reason, by, caller=caller(token)
         )
     click.echo(f"penalised player {player}; version {outcome.version}")
 
@@ -201,7 +209,7 @@ def penalise(
 def finish(tournament_id: UUID, token: str) -> None:
     """Finish the tournament (T9.3); print the final standings."""
     with opened() as app:
-        app.tournaments.finish(tournament_id, organiser_hash=token_hash(token))
+        app.tournaments.finish(tournament_id, caller=caller(token))
         rows = app.tournaments.get(tournament_id).state.standings()
     _echo_standings(rows)
 

@@ -84,6 +84,7 @@ from domain.errors import (
 from domain.events import EVENT_TYPES
 from domain.moves import Move
 from domain.names import MAX_NAME
+from domain.pipeline import Caller
 from domain.ruleset import DRAW_VARIANTS, MAX_PLAYERS, MIN_PLAYERS, RuleSet
 from infra.eventlog import game_export, game_positions
 from projections.ports import ViewStoreUnavailableError
@@ -402,10 +403,9 @@ def create() -> BaseResponse:
         raise PageError(422, f"draw: one of {', '.join(DRAW_VARIANTS)}")
     guild = request.form.get("guild") in ("on", "1", "true")
     token, digest = new_token()
-    result = services().opus.create(RuleSet(draw=draw, guild=guild), organiser_hash=digest)
-    assert result.game_id is not None
-    response = redirect(table_url(result.game_id, result.position), 303)
-    keep_token(response, request, organiser_cookie(result.game_id), token)
+    result = services().opus.create(RuleSet(draw=draw, guild=guild), caller=Caller(digest))
+    response = redirect(table_url(result.aggregate_id, result.position), 303)
+    keep_token(response, request, organiser_cookie(result.aggregate_id), token)
     return response
 
 
@@ -428,7 +428,7 @@ def join(game_id: UUID) -> BaseResponse:
     if held is not None and held in (svc.views.seats(game_id) or {}):
         raise PageError(409, text("already_seated", g.lang))
     token, digest = new_token()
-    result = svc.opus.join(game_id, name, contribution, token_hash=digest)
+    result = svc.opus.join(game_id, name, contribution, caller=Caller(digest))
     response = redirect(table_url(game_id, result.position), 303)
     keep_token(response, request, seat_cookie(game_id), token)
     return response
@@ -440,7 +440,7 @@ def start(game_id: UUID) -> BaseResponse:
     digest = organiser_hash(request, game_id)
     if digest is None:
         raise PageError(403, "only the game's organiser may start it")
-    result = services().opus.start(game_id, organiser_hash=digest)
+    result = services().opus.start(game_id, caller=Caller(digest))
     return redirect(table_url(game_id, result.position), 303)
 
 
@@ -492,7 +492,7 @@ def move(game_id: UUID) -> Any:
     digest = seat_hash(request, game_id)
     if digest is None:
         raise PageError(403, text("not_seated", g.lang))
-    result = services().opus.play(game_id, chosen, expected, token_hash=digest)
+    result = services().opus.play(game_id, chosen, caller=Caller(digest, expected_version=expected))
     if request.is_json:
         return jsonify({"position": result.position, "version": result.version})
     return redirect(table_url(game_id, result.position), 303)

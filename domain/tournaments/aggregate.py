@@ -12,11 +12,11 @@ from __future__ import annotations
 import unicodedata
 from datetime import datetime
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 from uuid import UUID, uuid4
 
 from domain.chained import Chained
-from domain.errors import CreationError
+from domain.errors import CreationError, OpusError, TournamentNotFoundError
 from domain.ruleset import RuleSet
 from domain.shuffle import commitment, new_secret
 from domain.tournaments import decide
@@ -29,6 +29,9 @@ MAX_TOURNAMENT_NAME = 100  # our decision
 
 
 class Tournament(Chained):
+    noun: ClassVar[str] = "tournament"
+    missing: ClassVar[type[OpusError]] = TournamentNotFoundError
+
     def __init__(
         self,
         name: str,

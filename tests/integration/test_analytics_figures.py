@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from domain.application import Opus
 from domain.bots import BOTS
-from domain.tournaments.simulation import (
+from domain.simulation import (
     ORGANISER,
     enter_tournament,
     play_on,

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from domain.application import Opus
-from domain.tournaments.simulation import simulate_tournament
+from domain.simulation import simulate_tournament
 from projections.analytics.engines import DuckDBEngine, SparkEngine, spark_session
 from projections.analytics.export import data_files, export
 from projections.analytics.report import QUESTIONS, run_questions

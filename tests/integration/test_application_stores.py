@@ -14,6 +14,7 @@ from domain.application import Opus
 from domain.errors import GameNotFoundError, OutOfTurnError, RuleError, VersionClashError
 from domain.legal import legal_moves
 from domain.moves import Discard, Pass
+from domain.pipeline import Caller
 from domain.simulation import play_game
 
 
@@ -37,7 +38,7 @@ def test_commands_return_increasing_positions_and_versions(app: Opus) -> None:
     game_id = app.create_game()
     first = app.join(game_id, "Ada", "my contribution")
     second = app.join(game_id, "Boris")
-    assert (first.seat, second.seat) == (0, 1)
+    assert (first.value, second.value) == (0, 1)
     assert second.position > first.position and second.version == first.version + 1
     started = app.start(game_id)
     assert second.position < started.position <= max_position(app)
@@ -76,7 +77,7 @@ def test_expected_version_clash_is_refused(app: Opus) -> None:
     game_id = app.create_game()
     app.join(game_id, "Ada")
     with pytest.raises(VersionClashError):
-        app.play(game_id, Pass(0), expected_version=99)
+        app.play(game_id, Pass(0), caller=Caller(expected_version=99))
 
 
 def test_a_stale_second_writer_reloads_and_redecides(env: dict[str, str]) -> None:
@@ -88,10 +89,10 @@ def test_a_stale_second_writer_reloads_and_redecides(env: dict[str, str]) -> Non
     two.join(game_id, "Boris")  # two loads the game and caches it
     one.join(game_id, "Chloe")  # two's cached copy is now stale
     outcome = two.join(game_id, "Dmitri")
-    assert outcome.seat == 3
+    assert outcome.value == 3
     assert Opus(env=env).state(game_id).names == ["Ada", "Boris", "Chloe", "Dmitri"]
     with pytest.raises(VersionClashError):
-        one.play(game_id, Pass(0), expected_version=3)
+        one.play(game_id, Pass(0), caller=Caller(expected_version=3))
 
 
 def test_concurrent_commands_on_one_game_apply_once_each(app: Opus) -> None:
@@ -137,5 +138,5 @@ def test_a_stale_instance_decides_on_the_latest_game_before_refusing(
     one.play(game_id, again)  # and now two is behind once more
     version = one.version(game_id)
     seat_1 = next(m for m in legal_moves(one.state(game_id), 1) if isinstance(m, Discard))
-    outcome = two.play(game_id, seat_1, expected_version=version)
+    outcome = two.play(game_id, seat_1, caller=Caller(expected_version=version))
     assert outcome.version > version

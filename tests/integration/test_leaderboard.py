@@ -7,6 +7,7 @@ from pathlib import Path
 
 from domain.application import Opus
 from domain.bots import BOTS
+from domain.pipeline import Caller
 from projections.leaderboard import Leaderboard
 from projections.queries import Queries
 from projections.rebuild import rebuild
@@ -17,7 +18,7 @@ def play_out(app: Opus, seats: list[tuple[str, str]], seed: int) -> list[int]:
     """A whole game with these (name, token hash) seats; returns its scores."""
     game_id = app.create_game(secret=seed.to_bytes(32, "big"))
     for name, token_hash in seats:
-        app.join(game_id, name, token_hash=token_hash)
+        app.join(game_id, name, caller=Caller(token_hash))
     app.start(game_id)
     choose = BOTS["greedy"](random.Random(seed))
     while (state := app.state(game_id)).status == "running":

@@ -24,6 +24,7 @@ from domain.application import Opus
 from domain.bots import BOTS
 from domain.disclosure import own_fields
 from domain.events import CardsDrawn, GameEvent, PointsAwarded
+from domain.pipeline import Caller
 from domain.ruleset import RuleSet
 from domain.simulation import NAMES, play_game
 from domain.table import public_view
@@ -610,11 +611,11 @@ def test_a_seat_removed_before_the_start_moves_every_view_down_live_and_rebuilt(
     try:
         game_id = app.create_game(secret=bytes([7]) * 32)
         for k, name in enumerate(("Ada", "Boris", "Cleo")):
-            app.join(game_id, name, token_hash=str(k) * 64)
+            app.join(game_id, name, caller=Caller(str(k) * 64))
         app.remove_seat(game_id, 1)
-        app.join(game_id, "Dmitri", token_hash="3" * 64)
+        app.join(game_id, "Dmitri", caller=Caller("3" * 64))
         app.remove_seat(game_id, 0)
-        app.join(game_id, "Eva", token_hash="4" * 64)
+        app.join(game_id, "Eva", caller=Caller("4" * 64))
         app.start(game_id)
         play_moves(app, game_id, 12, seed=23)
         wait_all(runners, last_position(app))

@@ -51,11 +51,11 @@ from domain.events import (
     TurnEnded,
 )
 from domain.internals import select_rows
+from domain.pipeline import Caller
 from domain.ruleset import RuleSet
-from domain.simulation import play_game
+from domain.simulation import enter_tournament, play_game, play_on, play_out, token_hash, token_of
 from domain.state import CARDS
 from domain.tournaments.events import TOURNAMENT_EVENT_TYPES
-from domain.tournaments.simulation import enter_tournament, play_on, play_out, token_hash, token_of
 from projections.base import (
     EventDecoder,
     ViewProjection,
@@ -104,9 +104,9 @@ def fill(app: Opus) -> None:
     play_game(app, 2, "greedy", random.Random(2), secret=bytes([2]) * 32)  # completes a column
     game = app.create_game(secret=b"\x16" * 32)
     for k, name in enumerate(("Ada", "Boris", "Cleo")):
-        app.join(game, name, token_hash=str(k) * 64)
+        app.join(game, name, caller=Caller(str(k) * 64))
     app.remove_seat(game, 1)
-    app.join(game, "Dmitri", token_hash="3" * 64)
+    app.join(game, "Dmitri", caller=Caller("3" * 64))
     app.start(game)
     play_moves(app, game, 12, seed=3)
     app.withdraw(game, app.state(game).turn)

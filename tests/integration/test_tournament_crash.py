@@ -21,7 +21,7 @@ from uuid import UUID
 import pytest
 
 from domain.application import Opus
-from domain.tournaments.simulation import enter_tournament, play_on
+from domain.simulation import enter_tournament, play_on
 
 # The child plays on; the save of every game end after the first ``skip``
 # stops, inside its transaction (the recorder's ``_insert_events``: events
@@ -36,7 +36,7 @@ CHILD = """
 import json, sys, time
 from uuid import UUID
 from domain.application import Opus
-from domain.tournaments.simulation import TournamentRun, play_on
+from domain.simulation import TournamentRun, play_on
 
 env, tournament, seed, marker, skip, point = json.loads(sys.argv[1])
 app = Opus(env=env)

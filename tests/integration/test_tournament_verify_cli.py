@@ -13,8 +13,7 @@ from click.testing import CliRunner
 from api.cli import main
 from domain.application import Opus
 from domain.audit import Record
-from domain.simulation import simulate
-from domain.tournaments.simulation import simulate_tournament
+from domain.simulation import simulate, simulate_tournament
 from infra.eventlog import export_lines, tournament_lines
 from tests.unit.test_tournament_verify import rewritten
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from domain.application import Opus
-from domain.tournaments.simulation import enter_tournament, play_on
+from domain.simulation import enter_tournament, play_on
 from domain.tournaments.standings import digest
 from domain.tournaments.state import TournamentState
 from projections.queries import Queries

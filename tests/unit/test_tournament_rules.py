@@ -30,10 +30,11 @@ from domain.errors import (
     TooFewPlayersError,
     WithdrawalError,
 )
+from domain.pipeline import Caller
+from domain.simulation import play_out, simulate_tournament
 from domain.tournaments.decide import rounds_for
 from domain.tournaments.events import TOURNAMENT_EVENT_TYPES
 from domain.tournaments.seeds import game_secret, tournament_seed
-from domain.tournaments.simulation import play_out, simulate_tournament
 from domain.tournaments.standings import digest
 from domain.tournaments.state import TournamentState
 
@@ -51,9 +52,11 @@ def app() -> Opus:
 
 
 def entered(app: Opus, players: int, **options: object) -> UUID:
-    tournament, _ = app.tournaments.create("Cup", ORGANISER, secret=SECRET, **options)  # type: ignore[arg-type]
+    tournament = app.tournaments.create(
+        "Cup", caller=Caller(ORGANISER), secret=SECRET, **options
+    ).aggregate_id  # type: ignore[arg-type]
     for n in range(1, players + 1):
-        app.tournaments.register(tournament, f"P{n}", f"c{n}", token(n))
+        app.tournaments.register(tournament, f"P{n}", f"c{n}", caller=Caller(token(n)))
     return tournament
 
 
@@ -84,9 +87,9 @@ def test_T1_1_table_sizes_out_of_bounds_are_refused(app: Opus) -> None:
     from domain.errors import CreationError
 
     with pytest.raises(CreationError, match=r"T1.1"):
-        app.tournaments.create("Cup", ORGANISER, sizes=(4, 3, 5))
+        app.tournaments.create("Cup", caller=Caller(ORGANISER), sizes=(4, 3, 5))
     with pytest.raises(CreationError, match=r"T1.1"):
-        app.tournaments.create("Cup", ORGANISER, weight=0)
+        app.tournaments.create("Cup", caller=Caller(ORGANISER), weight=0)
 
 
 def test_T1_2_events_are_chained_like_a_games(app: Opus) -> None:
@@ -126,7 +129,7 @@ def test_T1_4_each_game_secret_is_the_hmac_of_its_round_and_table(app: Opus) -> 
     tournament = entered(app, 8)
     app.tournaments.pair(tournament)
     for seat in app.tournaments.get(tournament).state.rounds[0].tables:
-        game = app._game(seat.game)
+        game = app.game(seat.game)
         expected = hmac.new(SECRET, f"game:1:{seat.table}".encode(), hashlib.sha256).digest()
         assert game.state.secret == expected.hex() == game_secret(SECRET, 1, seat.table).hex()
         assert game.state.contributions == [f"c{p}" for p in seat.players]
@@ -139,10 +142,10 @@ def test_T1_4_each_game_secret_is_the_hmac_of_its_round_and_table(app: Opus) -> 
 def test_T2_1_names_are_unique_by_key_and_tokens_by_player(app: Opus) -> None:
     tournament = entered(app, 2)
     with pytest.raises(RegistrationError, match=r"T2.1"):
-        app.tournaments.register(tournament, " p1\u00a0", "", token(9))
+        app.tournaments.register(tournament, " p1\u00a0", "", caller=Caller(token(9)))
     with pytest.raises(RegistrationError, match=r"T2.1"):
-        app.tournaments.register(tournament, "Zed", "", token(1))
-    number, _ = app.tournaments.register(tournament, "Zed", "", token(3))
+        app.tournaments.register(tournament, "Zed", "", caller=Caller(token(1)))
+    number = app.tournaments.register(tournament, "Zed", "", caller=Caller(token(3))).value
     assert number == 3
 
 
@@ -166,10 +169,10 @@ def test_T2_2_a_player_drops_only_themselves(app: Opus) -> None:
     tournament = entered(app, 4)
     with pytest.raises(NotTournamentOrganiserError):
         app.tournaments.drop(
-            tournament, 2, token_hash=hashlib.sha256(token(1).encode()).hexdigest()
+            tournament, 2, caller=Caller(hashlib.sha256(token(1).encode()).hexdigest())
         )
-    app.tournaments.drop(tournament, 1, token_hash=token(1))
-    app.tournaments.drop(tournament, 2, token_hash=ORGANISER)
+    app.tournaments.drop(tournament, 1, caller=Caller(token(1)))
+    app.tournaments.drop(tournament, 2, caller=Caller(ORGANISER))
     assert app.tournaments.get(tournament).state.active == [3, 4]
 
 
@@ -187,11 +190,11 @@ def test_T2_2_the_last_seat_to_withdraw_ends_the_game_and_records_its_result(app
 def test_T2_3_registration_closes_when_round_L_is_paired(app: Opus) -> None:
     tournament = entered(app, 6, late_until=2)
     app.tournaments.pair(tournament)
-    number, _ = app.tournaments.register(tournament, "Late", "late", token(7))
+    number = app.tournaments.register(tournament, "Late", "late", caller=Caller(token(7))).value
     play_round(app, tournament)
     app.tournaments.pair(tournament)
     with pytest.raises(LateRegistrationError, match=r"T2.3"):
-        app.tournaments.register(tournament, "Later", "", token(8))
+        app.tournaments.register(tournament, "Later", "", caller=Caller(token(8)))
     state = app.tournaments.get(tournament).state
     rows = {row.player: row for row in state.standings()}
     assert rows[number].games == 0 and number in {
@@ -234,7 +237,7 @@ def test_T5_1_results_hold_places_scores_and_the_games_head(app: Opus) -> None:
     play_round(app, tournament)
     state = app.tournaments.get(tournament).state
     for seat in state.rounds[0].tables:
-        game = app._game(seat.game)
+        game = app.game(seat.game)
         result = state.results[seat.game]
         assert result.head == game.chain
         assert list(result.scores) == game.state.scores  # T5.3
@@ -340,7 +343,7 @@ def test_T9_1_a_round_closes_by_itself_and_the_next_is_paired_only_then(app: Opu
     assert state.rounds[0].closed
     closed = next(e for e in app.events.get(tournament) if type(e).__name__ == "RoundClosed")
     assert closed.heads == [
-        {"game": str(s.game), "head": app._game(s.game).chain} for s in state.rounds[0].tables
+        {"game": str(s.game), "head": app.game(s.game).chain} for s in state.rounds[0].tables
     ]
     assert closed.standings == digest(state.standings(1))
     app.tournaments.pair(tournament)
@@ -349,8 +352,8 @@ def test_T9_1_a_round_closes_by_itself_and_the_next_is_paired_only_then(app: Opu
 def test_T9_3_only_the_organiser_finishes(app: Opus) -> None:
     tournament = entered(app, 3)
     with pytest.raises(NotTournamentOrganiserError):
-        app.tournaments.finish(tournament, organiser_hash=token(1))
-    app.tournaments.finish(tournament, organiser_hash=ORGANISER)
+        app.tournaments.finish(tournament, caller=Caller(token(1)))
+    app.tournaments.finish(tournament, caller=Caller(ORGANISER))
 
 
 # ---- properties --------------------------------------------------------------------------
@@ -413,9 +416,9 @@ def test_T2_1_a_name_is_seated_as_registered_so_white_space_may_not_pad_it(app: 
     tournament = entered(app, 0)
     for padded in (" Ada", "Ada ", "Ada\u00a0", "\u3000Ada"):
         with pytest.raises(RegistrationError, match=r"T2\.1"):
-            app.tournaments.register(tournament, padded, "", token(1))
+            app.tournaments.register(tournament, padded, "", caller=Caller(token(1)))
     with pytest.raises(RegistrationError, match=r"T2\.1"):  # it would seed every game (R9.1)
-        app.tournaments.register(tournament, "Ada", "x" * 257, token(1))
+        app.tournaments.register(tournament, "Ada", "x" * 257, caller=Caller(token(1)))
     assert app.tournaments.get(tournament).version == 1
 
 
@@ -427,18 +430,20 @@ def test_T8_1_a_retried_call_is_answered_and_its_key_is_for_that_call_only(app: 
     first, second = app.tournaments.get(tournament).state.rounds[0].tables
     app.tournaments.drop(tournament, first.players[0])
     app.tournaments.drop(tournament, second.players[0])
-    called = app.tournaments.call(tournament, first.game, "arbiter", command="k:1")
-    again = app.tournaments.call(tournament, first.game, "arbiter", command="k:1")
+    called = app.tournaments.call(tournament, first.game, "arbiter", caller=Caller(command="k:1"))
+    again = app.tournaments.call(tournament, first.game, "arbiter", caller=Caller(command="k:1"))
     assert not called.replayed and again.replayed
     assert log_of(app, first.game).count("GameCalled") == 1
     with pytest.raises(IdempotencyConflictError):
-        app.tournaments.call(tournament, first.game, "someone else", command="k:2")
+        app.tournaments.call(tournament, first.game, "someone else", caller=Caller(command="k:2"))
 
 
 def test_a_retried_create_is_answered_after_round_one_fixed_the_rounds(app: Opus) -> None:
-    tournament, _ = app.tournaments.create("Cup", ORGANISER, command="key:a")
+    tournament = app.tournaments.create(
+        "Cup", caller=Caller(ORGANISER, command="key:a")
+    ).aggregate_id
     for n in range(1, 5):
-        app.tournaments.register(tournament, f"P{n}", "", token(n))
+        app.tournaments.register(tournament, f"P{n}", "", caller=Caller(token(n)))
     app.tournaments.pair(tournament)
-    again, outcome = app.tournaments.create("Cup", ORGANISER, command="key:a")
-    assert again == tournament and outcome.replayed
+    again = app.tournaments.create("Cup", caller=Caller(ORGANISER, command="key:a"))
+    assert again.aggregate_id == tournament and again.replayed

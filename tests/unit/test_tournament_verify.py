@@ -19,10 +19,10 @@ import pytest
 from domain.application import Opus
 from domain.audit import Record, group_by_game, verify_game
 from domain.bots import BOTS
+from domain.pipeline import Caller
 from domain.shuffle import commitment
-from domain.simulation import simulate
+from domain.simulation import simulate, simulate_tournament, token_hash
 from domain.tournaments.seeds import merkle_root
-from domain.tournaments.simulation import simulate_tournament, token_hash
 from domain.tournaments.verify import TournamentVerdict, named_games, verify_tournament
 from infra.eventlog import read_records, tournament_lines, tournament_records
 from tests.forgery import rechain, rewritten
@@ -105,7 +105,7 @@ def play(
     state = app.state(game)
     while state.status == "running" and moves > 0:
         seat = state.turn
-        app.play(game, choose(state, seat), token_hash=player_hash(players[seat]))
+        app.play(game, choose(state, seat), caller=Caller(player_hash(players[seat])))
         moves -= 1
         state = app.state(game)
 
@@ -118,17 +118,17 @@ def organised() -> tuple[Opus, UUID]:
     correction and a penalty; round 3 played out."""
     app = Opus(env=POPO)
     t = app.tournaments
-    tournament, _ = t.create(
+    tournament = t.create(
         "Organised",
-        player_hash(0),
+        caller=Caller(player_hash(0)),
         sizes=(4, 4, 5),
         time_limit=60,
         rounds=3,
         beacon="drand round 1",
         secret=bytes(range(32)),
-    )
+    ).aggregate_id
     for n in range(1, 8):
-        t.register(tournament, f"P{n}", f"c{n}", player_hash(n))
+        t.register(tournament, f"P{n}", f"c{n}", caller=Caller(player_hash(n)))
     rng = random.Random(5)
     t.pair(tournament, beacon="the beacon's value")
     round_ = t.get(tournament).state.rounds[-1]
@@ -224,9 +224,10 @@ def running(app: Opus) -> UUID:
     """Seven players: round 1 played, round 2 paired, one game of it ended,
     the other under way."""
     t = app.tournaments
-    tournament, _ = t.create("Running", player_hash(0), secret=bytes(range(1, 33)))
+    created = t.create("Running", caller=Caller(player_hash(0)), secret=bytes(range(1, 33)))
+    tournament = created.aggregate_id
     for n in range(1, 8):
-        t.register(tournament, f"P{n}", f"c{n}", player_hash(n))
+        t.register(tournament, f"P{n}", f"c{n}", caller=Caller(player_hash(n)))
     rng = random.Random(2)
     t.pair(tournament)
     for game in t.get(tournament).state.rounds[-1].tables:

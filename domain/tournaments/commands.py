@@ -1,0 +1,268 @@
+"""The tournament commands (``Opus.tournaments``), on the command pipeline.
+
+Each command is a ``Command`` on the Tournament run by the one ``Runner``
+(domain/pipeline.py): the tournament is saved with the games it touches in
+one transaction, a pairing with the games it creates and starts (T3, T4,
+T1.4), a drop with the seats it withdraws (T2.2). A tournament game's end
+is recorded the other way round: ``TournamentResults``, a save policy, has
+the result (T5.1) and, for the round's last game, the seal (T9.1) join the
+save of the game command that ended it (GameEnded). So a result is
+recorded exactly once, whatever crashes: both are stored, or neither is,
+and the retried command decides again on what was stored.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from fractions import Fraction
+from typing import Any
+from uuid import UUID
+
+from domain import engine
+from domain.chained import Chained
+from domain.errors import CreationError, NotTournamentOrganiserError
+from domain.events import GameEnded
+from domain.game import Game
+from domain.pipeline import SERVICE, Caller, Command, CommandOutcome, Runner, Unit, id_for
+from domain.ruleset import RuleSet
+from domain.tournaments.aggregate import Tournament
+from domain.tournaments.decide import TableGame
+from domain.tournaments.tables import TableSizes
+
+
+class TournamentCommands:
+    def __init__(self, runner: Runner) -> None:
+        self.runner = runner
+
+    # ---- commands ------------------------------------------------------------
+
+    def create(
+        self,
+        name: str,
+        *,
+        caller: Caller = SERVICE,
+        rules: RuleSet | None = None,
+        sizes: tuple[int, int, int] | None = None,
+        **options: Any,
+    ) -> CommandOutcome:
+        """T1.1: a new tournament, its organiser the caller."""
+        try:
+            table_sizes = TableSizes(*sizes) if sizes else TableSizes()
+        except ValueError as e:
+            raise CreationError(str(e)) from None
+        tournament = Tournament.create(
+            name,
+            caller.token_hash or "",
+            rules=rules,
+            sizes=table_sizes,
+            id=id_for(caller.command, "tournament:") if caller.command else None,
+            **options,
+        )
+        asked = settings_of(tournament)
+        return self.runner.create(
+            tournament,
+            caller,
+            lambda made: settings_of(made) == asked,
+            "this Idempotency-Key created a tournament with other settings; "
+            "use a new key for a new tournament",
+        )
+
+    def register(
+        self, tournament_id: UUID, name: str, contribution: str = "", *, caller: Caller = SERVICE
+    ) -> CommandOutcome:
+        """T2.1: the caller's registration; the outcome's value is its number
+        (on a retry, the first's, found by the caller's token; 0 without one)."""
+        token = caller.token_hash or ""
+
+        def register(t: Tournament, unit: Unit, caller: Caller) -> int:
+            return t.register(name, contribution, token, caller.command)
+
+        outcome = self.runner.run(Command(tournament_id, Tournament, register), caller)
+        if outcome.replayed:
+            found = self.player_of(tournament_id, token) if token else None
+            return CommandOutcome(
+                outcome.position, outcome.version, tournament_id, True, found or 0
+            )
+        return outcome
+
+    def drop(self, tournament_id: UUID, player: int, *, caller: Caller = SERVICE) -> CommandOutcome:
+        """T2.2: by the organiser, or by the player themselves. The player's
+        running seats are withdrawn in the same transaction (their games'
+        ends, if any, recorded by ``TournamentResults``)."""
+
+        def authorise(t: Tournament, caller: Caller) -> None:
+            if caller.token_hash is not None and t.state.player_of(caller.token_hash) != player:
+                check_organiser(t, caller)
+
+        def drop(t: Tournament, unit: Unit, caller: Caller) -> None:
+            t.drop(player, caller.command)
+            for game_id in t.state.running_games_of(player):
+                game = unit.get(game_id, Game)
+                game.withdraw(t.state.games[game_id][1].players.index(player), caller.command)
+
+        def touches(t: Tournament) -> list[UUID]:
+            return t.state.running_games_of(player)
+
+        return self.runner.run(Command(tournament_id, Tournament, drop, authorise, touches), caller)
+
+    def pair(
+        self, tournament_id: UUID, *, caller: Caller = SERVICE, beacon: str | None = None
+    ) -> CommandOutcome:
+        """T3, T4: pair the next round, create and start its games; the
+        outcome's value is the round's number."""
+
+        def pair(t: Tournament, unit: Unit, caller: Caller) -> int:
+            for planned in t.pair(beacon, caller.command):
+                unit.add(start_game(t, planned))
+            return t.state.paired
+
+        return self.runner.run(Command(tournament_id, Tournament, pair, check_organiser), caller)
+
+    def call(
+        self,
+        tournament_id: UUID,
+        game_id: UUID,
+        by: str,
+        *,
+        caller: Caller = SERVICE,
+        now: datetime | None = None,
+    ) -> CommandOutcome:
+        """T8.1: the game ends after its last seat's next turn. The call is
+        recorded in the game, and so is its command id."""
+
+        def call(t: Tournament, unit: Unit, caller: Caller) -> None:
+            game = unit.get(game_id, Game)
+            moment = now or datetime.now(UTC)
+            t.check_call(game_id, moment, bool(game.state.withdrawn))
+            game.call(moment, by, caller.command)
+
+        def replay(t: Tournament, unit: Unit, command: str) -> int | None:
+            return unit.get(game_id, Game).replay_of(command)
+
+        command = Command(
+            tournament_id, Tournament, call, check_organiser, lambda t: [game_id], replay
+        )
+        return self.runner.run(command, caller)
+
+    def correct(
+        self,
+        tournament_id: UUID,
+        game_id: UUID,
+        places: list[int],
+        reason: str,
+        by: str,
+        *,
+        caller: Caller = SERVICE,
+    ) -> CommandOutcome:
+        """T7.1: the game's places from now on, with the reason."""
+
+        def correct(t: Tournament, unit: Unit, caller: Caller) -> None:
+            t.correct(game_id, places, reason, by, caller.command)
+
+        return self.runner.run(Command(tournament_id, Tournament, correct, check_organiser), caller)
+
+    def penalise(
+        self,
+        tournament_id: UUID,
+        player: int,
+        points: Fraction,
+        reason: str,
+        by: str,
+        *,
+        caller: Caller = SERVICE,
+    ) -> CommandOutcome:
+        """T7.2: match points subtracted, with the reason."""
+
+        def penalise(t: Tournament, unit: Unit, caller: Caller) -> None:
+            t.penalise(player, points, reason, by, caller.command)
+
+        return self.runner.run(
+            Command(tournament_id, Tournament, penalise, check_organiser), caller
+        )
+
+    def finish(self, tournament_id: UUID, *, caller: Caller = SERVICE) -> CommandOutcome:
+        """T9.3: the standings' digest, the secret revealed."""
+
+        def finish(t: Tournament, unit: Unit, caller: Caller) -> None:
+            t.finish(caller.command)
+
+        return self.runner.run(Command(tournament_id, Tournament, finish, check_organiser), caller)
+
+    # ---- queries -------------------------------------------------------------
+
+    def get(self, tournament_id: UUID) -> Tournament:
+        """The tournament, caught up with the store. It is the live object:
+        for one thread (the CLI, simulation, tests)."""
+        with self.runner.reading(tournament_id, Tournament) as tournament:
+            return tournament
+
+    def player_of(self, tournament_id: UUID, token_hash: str) -> int | None:
+        """The registration number a token holds, None if none."""
+        with self.runner.reading(tournament_id, Tournament) as tournament:
+            return tournament.state.player_of(token_hash)
+
+
+class TournamentResults:
+    """T5.1, T9.1: a save policy. The command that ends a tournament's game
+    (GameEnded) saves the game's result in its tournament, and the round's
+    seal if it was the last, in the same transaction."""
+
+    def touches(self, aggregate: Chained) -> Iterable[UUID]:
+        if isinstance(aggregate, Game) and aggregate.tournament:
+            return [UUID(aggregate.tournament)]
+        return []
+
+    def join(self, changed: Chained, unit: Unit) -> None:
+        if not (isinstance(changed, Game) and changed.tournament):
+            return
+        if not any(isinstance(event, GameEnded) for event in changed.pending_events):
+            return
+        tournament = unit.get(UUID(changed.tournament), Tournament)
+        state = changed.state
+        tournament.record_result(
+            changed.id, engine.rank_keys(state), list(state.scores), changed.chain
+        )
+
+
+def start_game(tournament: Tournament, planned: TableGame) -> Game:
+    """T1.4: a pairing's game, its seats taken in T4.3's order, started."""
+    state = tournament.state
+    game = Game.create(
+        state.rules,
+        id=planned.game,
+        secret=planned.secret,
+        organiser_hash=state.organiser_hash,
+        tournament=(tournament.id, planned.round, planned.table),
+    )
+    for player in planned.players:
+        r = state.registration(player)
+        game.join(r.name, r.contribution, r.token_hash)
+    game.start()
+    return game
+
+
+def settings_of(tournament: Tournament) -> tuple[Any, ...]:
+    """What a create command asked for (not the secret it drew)."""
+    s = tournament.state
+    return (
+        s.name,
+        s.organiser_hash,
+        s.rules,
+        s.sizes,
+        s.weight,
+        s.late_until,
+        s.time_limit,
+        s.asked_rounds,
+        s.beacon,
+    )
+
+
+def check_organiser(tournament: Tournament, caller: Caller) -> None:
+    """Only the tournament's organiser may (the service's own callers too)."""
+    if caller.token_hash is None:
+        return
+    stored = tournament.state.organiser_hash
+    if not (stored and hmac.compare_digest(stored, caller.token_hash)):
+        raise NotTournamentOrganiserError()
