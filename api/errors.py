@@ -1,10 +1,16 @@
-"""One JSON error shape for every error, registered once in the factory.
+"""One JSON error shape for every error, registered once in the factory,
+and one status for each error (``status_of``), which the web pages'
+refusals (api/web/pages.py) answer with too.
 
 ``{"code": <status>, "status": <reason>, "message": <text>, "errors": {...},
 "rule": <rule id or null>}``: 422 invalid input (naming the field), 404
 unknown id, 409 rule violation (with its rule id) or version clash, 401/403
-identity, 413 body too large, 503 a view store that cannot be read. No
-client input produces a 5xx.
+identity, 413 body too large, 503 a view store that cannot be read. Two
+domain errors are answered as what they are rather than as what they
+derive from: a move out of turn (``OutOfTurnError``, R3.4, a rule error) is
+403, the token's seat may not act now; an idempotency key sent again with
+another request (``IdempotencyConflictError``) is 422, invalid input naming
+the ``Idempotency-Key`` header. No client input produces a 5xx.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from domain.errors import (
     GameNotFoundError,
     IdempotencyConflictError,
     NotAuthorisedError,
+    OpusError,
     OutOfTurnError,
     RuleError,
     TournamentNotFoundError,
@@ -39,6 +46,37 @@ class ApiError(Exception):
         self.status = status
         self.message = message
         self.errors = errors or {}
+
+
+# The status of each error the domain raises on purpose (and of the view
+# store's unavailability): the first class in this order that the error is
+# an instance of decides, so a subclass answered otherwise than its base
+# comes before it.
+STATUSES: tuple[tuple[type[Exception], int], ...] = (
+    (GameNotFoundError, 404),
+    (TournamentNotFoundError, 404),
+    (IdempotencyConflictError, 422),
+    (NotAuthorisedError, 403),
+    (OutOfTurnError, 403),  # R3.4, before RuleError
+    (VersionClashError, 409),
+    (RuleError, 409),
+    (ViewStoreUnavailableError, 503),
+)
+KEY_REUSED = {"headers": {"Idempotency-Key": ["used for another request"]}}
+
+
+def status_of(error: BaseException) -> int:
+    """The HTTP status of an error, for the API and the pages alike: an
+    ``ApiError``'s own, an HTTP exception's code, a domain error's from
+    ``STATUSES``; 500 for any other (an error no one meant)."""
+    if isinstance(error, ApiError):
+        return error.status
+    if isinstance(error, HTTPException):
+        return error.code or 500
+    for cls, status in STATUSES:
+        if isinstance(error, cls):
+            return status
+    return 500
 
 
 def error_body(
@@ -60,40 +98,30 @@ def _respond(body: dict[str, Any]) -> ResponseReturnValue:
 
 
 def register_error_handlers(app: Flask) -> None:
+    @app.errorhandler(Exception)
+    def unexpected(e: Exception) -> ResponseReturnValue:
+        log.exception("unexpected error")
+        return _respond(error_body(500, "internal error"))
+
     @app.errorhandler(ApiError)
     def api_error(e: ApiError) -> ResponseReturnValue:
         return _respond(error_body(e.status, e.message, e.errors))
 
-    @app.errorhandler(GameNotFoundError)
-    @app.errorhandler(TournamentNotFoundError)
-    def not_found(e: GameNotFoundError | TournamentNotFoundError) -> ResponseReturnValue:
-        return _respond(error_body(404, str(e)))
-
-    @app.errorhandler(VersionClashError)
-    def clash(e: VersionClashError) -> ResponseReturnValue:
-        return _respond(error_body(409, str(e)))
-
     @app.errorhandler(ViewStoreUnavailableError)
     def views_down(e: ViewStoreUnavailableError) -> ResponseReturnValue:
         log.warning("view store unavailable: %s", e)
-        return _respond(error_body(503, "the views cannot be read now; retry shortly"))
+        return _respond(error_body(status_of(e), "the views cannot be read now; retry shortly"))
 
-    @app.errorhandler(IdempotencyConflictError)
-    def key_reused(e: IdempotencyConflictError) -> ResponseReturnValue:
-        errors = {"headers": {"Idempotency-Key": ["used for another request"]}}
-        return _respond(error_body(422, str(e), errors))
-
-    @app.errorhandler(NotAuthorisedError)
-    def not_authorised(e: NotAuthorisedError) -> ResponseReturnValue:
-        return _respond(error_body(403, str(e)))
-
-    @app.errorhandler(OutOfTurnError)
-    def out_of_turn(e: OutOfTurnError) -> ResponseReturnValue:
-        return _respond(error_body(403, str(e), rule=e.rule))
-
-    @app.errorhandler(RuleError)
-    def rule(e: RuleError) -> ResponseReturnValue:
-        return _respond(error_body(409, str(e), rule=e.rule))
+    @app.errorhandler(OpusError)
+    def domain_error(e: OpusError) -> ResponseReturnValue:
+        """Every domain error, at its ``status_of``, with its rule id when a
+        rule refused."""
+        status = status_of(e)
+        if status == 500:
+            return unexpected(e)
+        errors = KEY_REUSED if isinstance(e, IdempotencyConflictError) else None
+        rule = e.rule if isinstance(e, RuleError) else None
+        return _respond(error_body(status, str(e), errors, rule))
 
     @app.errorhandler(HTTPException)
     def http(e: HTTPException) -> ResponseReturnValue:
@@ -113,11 +141,6 @@ def register_error_handlers(app: Flask) -> None:
             if name.lower() not in ("content-type", "content-length"):
                 response.headers[name] = value
         return response
-
-    @app.errorhandler(Exception)
-    def unexpected(e: Exception) -> ResponseReturnValue:
-        log.exception("unexpected error")
-        return _respond(error_body(500, "internal error"))
 
 
 def _fields(errors: dict[str, Any], prefix: str = "") -> list[str]:

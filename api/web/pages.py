@@ -54,7 +54,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from api.bodies import limit_chunked_body
 from api.commands_http import MOVE_SCHEMAS, move_of, move_request
-from api.errors import ApiError
+from api.errors import ApiError, status_of
 from api.identity import new_token
 from api.runtime import services
 from api.web import i18n, present
@@ -76,7 +76,6 @@ from domain.engine import MAX_CONTRIBUTION
 from domain.errors import (
     GameNotFoundError,
     NotAuthorisedError,
-    OpusError,
     RuleError,
     TournamentNotFoundError,
     VersionClashError,
@@ -201,29 +200,29 @@ def wants_json() -> bool:
 
 @blp.errorhandler(Exception)
 def refused(e: Exception) -> Any:
-    """Every error of a page: in words (with its rule id when a rule refused),
-    as JSON for the script's requests, else as a page."""
-    status, message, rule = 500, "internal error", None
+    """Every error of a page: at the API's status for it (``status_of``,
+    api/errors.py) or the page's own (``PageError``), in words (with its rule
+    id when a rule refused), as JSON for the script's requests, else as a page."""
+    status = e.status if isinstance(e, PageError) else status_of(e)
+    message, rule = "internal error", None
     if isinstance(e, PageError):
-        status, message, rule = e.status, e.message, e.rule
+        message, rule = e.message, e.rule
     elif isinstance(e, ApiError):
-        status, message = e.status, e.message
+        message = e.message
     elif isinstance(e, GameNotFoundError):
-        status, message = 404, text("not_found", g.get("lang", "en"))
+        message = text("not_found", g.get("lang", "en"))
     elif isinstance(e, TournamentNotFoundError):
-        status, message = 404, text("no_tournament", g.get("lang", "en"))
+        message = text("no_tournament", g.get("lang", "en"))
     elif isinstance(e, RuleError):
-        status, message, rule = 409, e.detail, e.rule
+        message, rule = e.detail, e.rule
     elif isinstance(e, VersionClashError):
-        status, message = 409, text("stale", g.get("lang", "en"))
-    elif isinstance(e, NotAuthorisedError):
-        status, message = 403, str(e)
+        message = text("stale", g.get("lang", "en"))
     elif isinstance(e, ViewStoreUnavailableError):
-        status, message = 503, "the views cannot be read now; retry shortly"
+        message = "the views cannot be read now; retry shortly"
     elif isinstance(e, HTTPException):
-        status, message = e.code or 500, e.description or e.name
-    elif isinstance(e, OpusError):
-        status, message = 409, str(e)
+        message = e.description or e.name
+    elif status != 500:  # another domain error (NotAuthorisedError, IdempotencyConflictError)
+        message = str(e)
     else:
         log.exception("page error")
     lang = g.get("lang") or i18n.DEFAULT_LANG

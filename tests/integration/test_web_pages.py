@@ -312,7 +312,7 @@ def test_a_refused_move_is_answered_in_words_with_its_rule(app: Flask) -> None:
         json={"move": {"kind": "discard", "body": {"card": card}}},
         headers={"X-CSRF-Token": waiting_csrf, "Accept": "application/json"},
     )
-    assert out_of_turn.status_code == 409
+    assert out_of_turn.status_code == 403  # as the API answers it (api/errors.py status_of)
     assert out_of_turn.json["rule"] == "R3.4"
     assert out_of_turn.json["message"].startswith("Refused by rule R3.4: ")
     mover, mover_csrf = seats[turn]
