@@ -32,6 +32,7 @@ from api.schemas import (
 )
 from domain.errors import GameNotFoundError, NotSeatedError
 from infra.eventlog import game_export, game_positions
+from projections.queries import Queries
 
 blp = Blueprint("queries", __name__, description="Queries, from the projections")
 
@@ -100,20 +101,20 @@ class HandQuery(MethodView):
         """Your own hand (token): no one else's is ever served."""
         digest = caller_hash()
 
-        def read(queries: Any) -> list[int] | None:
-            seats = queries.seats(game_id)
-            if seats is None:
-                return None
-            if digest not in seats:
-                reached = queries.position("seats") or 0
-                if reached < queries.head():  # the seat may have been taken since
-                    raise ApiError(
-                        503,
-                        f"the seats view is at position {reached}, behind the log: "
-                        "retry with after=<the position your join returned>",
-                    )
-                raise NotSeatedError()
-            return queries.hand(game_id, seats[digest]) or []
+        def read(queries: Queries) -> list[int] | None:
+            seat = queries.seat_of(game_id, digest)
+            if seat is not None:
+                return queries.hand(game_id, seat) or []
+            if queries.seats(game_id) is None:
+                return None  # no such game in the view: a 404, or a 503 while it is behind
+            reached = queries.position("seats") or 0
+            if reached < queries.head():  # the seat may have been taken since
+                raise ApiError(
+                    503,
+                    f"the seats view is at position {reached}, behind the log: "
+                    "retry with after=<the position your join returned>",
+                )
+            raise NotSeatedError()
 
         return view("hands", args, read, "seats", game_id=game_id)
 

@@ -133,6 +133,22 @@ class Queries:
         text = self.store.get(ns, str(game_id))
         return None if text is None else dict(json.loads(text)["seats"])
 
+    def seat_of(
+        self,
+        game_id: UUID | str,
+        token_hash: str,
+        *,
+        after: int | None = None,
+        timeout: float = WAIT_TIMEOUT,
+        generation: str | None = None,
+    ) -> int | None:
+        """The seat a token holds in a game, by the token's hash, as the
+        ``seats`` view has it: the read side's one lookup of it (the API's
+        ``/hand``, the web pages). None when the token holds no seat there,
+        or the view holds no such game (``seats`` tells which)."""
+        seats = self.seats(game_id, after=after, timeout=timeout, generation=generation)
+        return None if seats is None else seats.get(token_hash)
+
     def hand(
         self,
         game_id: UUID | str,

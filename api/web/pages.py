@@ -310,7 +310,7 @@ def table_context(game_id: UUID, after: int | None) -> dict[str, Any]:
     offers = None
     digest = seat_hash(request, game_id)
     if digest is not None:
-        me = (views.seats(game_id) or {}).get(digest)
+        me = views.seat_of(game_id, digest)
     if me is not None:
         assert digest is not None
         hand = views.hand(game_id, me) or []
@@ -424,7 +424,7 @@ def join(game_id: UUID) -> BaseResponse:
         raise PageError(422, f"a seed contribution has at most {MAX_CONTRIBUTION} characters")
     svc = services()
     held = seat_hash(request, game_id)
-    if held is not None and held in (svc.views.seats(game_id) or {}):
+    if held is not None and svc.views.seat_of(game_id, held) is not None:
         raise PageError(409, text("already_seated", g.lang))
     token, digest = new_token()
     result = svc.opus.join(game_id, name, contribution, caller=Caller(digest))
