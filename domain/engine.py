@@ -10,6 +10,7 @@ what lets a recorded game be re-judged.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from itertools import permutations
 from typing import Any, Protocol
 
@@ -248,6 +249,27 @@ def decide(state: GameState, move: Move, version: int) -> list[Fact]:
     else:  # pragma: no cover - Move is a closed union
         raise TypeError(move)
     return facts.items
+
+
+@dataclass(frozen=True)
+class Award:
+    """Points a move gives a seat, and the rule that gives them (R8.1)."""
+
+    seat: int
+    points: int
+    rule: str  # R4.1, R4.4, R4.4/half, R4.6, R4.6/half
+
+
+def preview(state: GameState, move: Move) -> list[Award]:
+    """The points ``move`` would award, in the order the engine awards them:
+    the engine's own decision (``decide``) on ``state``, which it leaves as
+    it was; a RuleError when the move is not legal there. A turn's end
+    awards nothing, so these are all the move scores."""
+    return [
+        Award(fields["player"], fields["points"], fields["rule"])
+        for cls, fields in decide(state, move, 0)  # (the version names no cause here)
+        if cls is PointsAwarded
+    ]
 
 
 def check_turn(state: GameState, player: int) -> None:

@@ -11,7 +11,7 @@ in exactly one of them between moves.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from domain.catalog import Card
 from domain.ruleset import RuleSet
@@ -51,6 +51,22 @@ class GameState(Table):
     passes_with_empty_deck: int = 0  # R7.1
     stone_placed: bool = False  # R7.2: the round is played out
 
+    @classmethod
+    def seen_by(cls, table: Table, seat: int, hand: Sequence[int], rules: RuleSet) -> GameState:
+        """What one seat knows of a game, as a state the engine decides on:
+        the open table (a public view's, ``PublicTable.from_doc``; its zones
+        are shared, not copied: the engine only reads them), the seat's own
+        hand and the rules. The deck, the other hands and the secret are
+        unknown: empty here. The engine decides the seat's discards,
+        assemblies, placements and spells on the open zones, the seat's hand
+        and the stage points alone (R4, R6), so ``engine.preview`` gives on
+        this state what it gives on the whole one; not so a pass (R3.3 asks
+        whether the deck is empty)."""
+        shown = {f.name: getattr(table, f.name) for f in fields(Table)}
+        hands: list[list[int]] = [[] for _ in range(table.players)]
+        hands[seat] = list(hand)
+        return cls(**shown, secret="", variant=rules, rules=rules, hands=hands)
+
     # ---- queries -------------------------------------------------------
 
     @property
@@ -68,7 +84,11 @@ class GameState(Table):
         return next(c for c in cols if c.stone == column).stages[stage - 1]
 
     def locate(self, card_id: int) -> Location | None:
-        """Where a card can be taken from as a component or stage (None: nowhere)."""
+        """Where a card lies, as a move names it (R4.2, R4.5): a table (as a
+        recipe), a hand, a cabinet stack's top or a Sequence stage; None
+        anywhere else (the deck, under a stack's top, among a recipe's
+        components). The one answer to it: the engine's, and the page's for
+        the moves it offers (api/web/present.py)."""
         for seat, table in enumerate(self.tables):
             if card_id in table:
                 return Location("table", seat)

@@ -85,6 +85,8 @@ from domain.moves import Move
 from domain.names import MAX_NAME
 from domain.pipeline import Caller
 from domain.ruleset import DRAW_VARIANTS, MAX_PLAYERS, MIN_PLAYERS, RuleSet
+from domain.state import GameState
+from domain.table import PublicTable
 from infra.eventlog import game_export, game_positions
 from projections.ports import ViewStoreUnavailableError
 
@@ -303,6 +305,7 @@ def table_context(game_id: UUID, after: int | None) -> dict[str, Any]:
         "guild": lobby.get("guild", bool(doc.get("sequences"))),
         "stage_points": lobby.get("stage_points") or list(RuleSet().stage_points),
     }
+    stacks = views.cabinet(game_id)
     board = views.scoreboard(game_id) or {"players": []}
     awards = {p["seat"]: p["awards"] for p in board["players"]}
     me: int | None = None
@@ -319,12 +322,12 @@ def table_context(game_id: UUID, after: int | None) -> dict[str, Any]:
         except NotAuthorisedError:  # the seats view is ahead of this process's game
             legal = None
         if legal is not None:
+            ruleset = RuleSet(rules["draw"], rules["guild"], tuple(rules["stage_points"]))
+            seen = GameState.seen_by(PublicTable.from_doc(doc, stacks), me, hand, ruleset)
             offers = present.offers_of(
                 [(m, move_request(game_id, m)) for m in legal.moves],
-                doc=doc,
-                hand=hand,
+                state=seen,
                 me=me,
-                stage_points=rules["stage_points"],
                 reason=legal.reason,
                 version=legal.version,
                 lang=g.lang,
@@ -334,7 +337,7 @@ def table_context(game_id: UUID, after: int | None) -> dict[str, Any]:
         "doc": doc,
         "rules": rules,
         "tournament": lobby.get("tournament"),
-        "stacks": views.cabinet(game_id),
+        "stacks": stacks,
         "awards": awards,
         "me": me,
         "hand": hand,

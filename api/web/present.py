@@ -5,7 +5,9 @@ Texts are lists of parts: plain strings (escaped by the templates) and
 ``CardRef``s (rendered by one macro, which shows the card's id, localized
 name, kind and element, and marks it ``data-card``). Everything here reads
 what the views and the legal-moves decision give; nothing reads a hand but
-the seat's own.
+the seat's own. Where a card lies and what a move scores are not worked
+out here: the offers ask ``GameState.locate`` and ``engine.preview`` on
+what the seat knows (``GameState.seen_by``).
 """
 
 from __future__ import annotations
@@ -13,14 +15,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
 from api.web.i18n import STRINGS, cards_n, column_name, rule_words, text
 from domain.catalog import load_catalog
-from domain.engine import half
+from domain.engine import Award, preview
+from domain.errors import RuleError
 from domain.moves import Assemble, Cast, Discard, Move, Pass, Place
-from domain.table import last_filled
+from domain.state import GameState
+from domain.zones import Location
 
 
 @dataclass(frozen=True)
@@ -265,35 +270,11 @@ def describe(entry: Mapping[str, Any], names: Sequence[str], lang: str) -> list[
     return [kind]
 
 
-# ---- where a card lies on the public table -------------------------------------------
+# ---- where a card lies -------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Spot:
-    """Where a card lies, as the public table shows it (or in the seat's hand)."""
-
-    zone: str  # cabinet, table, sequence, hand
-    seat: int | None = None
-    column: str | None = None
-    stage: int | None = None
-
-
-def locate(doc: Mapping[str, Any], card: int, hand: Sequence[int], me: int | None) -> Spot | None:
-    if card in hand:
-        return Spot("hand", me)
-    if card in doc.get("cabinet", {}).values():
-        return Spot("cabinet")
-    for seat, recipes in enumerate(doc.get("tables", [])):
-        if any(r["card"] == card for r in recipes):
-            return Spot("table", seat)
-    for seat, sequence in enumerate(doc.get("sequences", [])):
-        for column, stages in sequence["columns"].items():
-            if card in stages:
-                return Spot("sequence", seat, column, stages.index(card) + 1)
-    return None
-
-
-def spot_words(spot: Spot | None, names: Sequence[str], me: int | None, lang: str) -> str:
+def spot_words(spot: Location | None, names: Sequence[str], me: int | None, lang: str) -> str:
+    """Where a card lies (``GameState.locate``), as the seat ``me`` reads it."""
     if spot is None:
         return "?"
     if spot.zone == "cabinet":
@@ -304,7 +285,6 @@ def spot_words(spot: Spot | None, names: Sequence[str], me: int | None, lang: st
         if spot.seat == me:
             return text("from_own_table", lang)
         return text("from_table", lang, name=seat_name(names, spot.seat))
-    assert spot.column is not None
     return text(
         "from_sequence",
         lang,
@@ -314,13 +294,10 @@ def spot_words(spot: Spot | None, names: Sequence[str], me: int | None, lang: st
     )
 
 
-def next_stage(doc: Mapping[str, Any], seat: int, column: str) -> int:
-    """The stage a placement into ``column`` fills: the one after its highest
-    filled one (R4.5, R5.2)."""
-    return last_filled(doc["sequences"][seat]["columns"][column]) + 1
-
-
 # ---- the seat's legal moves, as the page offers them ------------------------------------
+
+
+Gain = tuple[str, int]  # an award in words, and its points
 
 
 @dataclass
@@ -334,7 +311,7 @@ class Offer:
     value: str
     words: list[Part]
     components: list[tuple[int, str]] = field(default_factory=list)
-    gains: list[tuple[str, int]] = field(default_factory=list)  # (who, points)
+    gains: list[Gain] = field(default_factory=list)
 
 
 @dataclass
@@ -357,74 +334,64 @@ def move_value(move: Move, request: Mapping[str, Any]) -> str:
     return json.dumps({"kind": kind, "body": request["body"]}, sort_keys=True)
 
 
+def gains_of(awards: Sequence[Award], me: int, names: Sequence[str], lang: str) -> list[Gain]:
+    """A move's awards (``engine.preview``) in words: the seat's own (R4.1's
+    point for a discard onto an emptied stack, R4.4, R4.6) and each other
+    seat's half (R4.4/half, R4.6/half)."""
+    gains = []
+    for award in awards:
+        if award.seat != me:
+            name = seat_name(names, award.seat)
+            words = text("they_score", lang, name=name, n=award.points)
+        elif award.rule == "R4.1":
+            words = text("discard_point", lang)
+        else:
+            words = text("you_score", lang, n=award.points)
+        gains.append((words, award.points))
+    return gains
+
+
 def offers_of(
     moves: Sequence[tuple[Move, Mapping[str, Any]]],
     *,
-    doc: Mapping[str, Any],
-    hand: Sequence[int],
+    state: GameState,
     me: int,
-    stage_points: Sequence[int],
     reason: str | None,
     version: int,
     lang: str,
 ) -> Offers:
     """The seat's legal moves (each with the request that makes it, as the
-    legal-moves query gives it), grouped by the card they play."""
+    legal-moves query gives it), grouped by the card they play. ``state`` is
+    what the seat knows (``GameState.seen_by``: the views' table and its
+    hand): where each card lies is its ``locate``, and the points each move
+    scores the engine's ``preview`` on it. A move it cannot judge (the views
+    are behind the decision) is offered without its points."""
     cards = load_catalog().cards
-    names: list[str] = list(doc.get("players", []))
+    names = state.names
+    hand = state.hands[me]
     by_card: dict[int, list[Offer]] = {card: [] for card in hand}
     other: list[Offer] = []
     passing = None
-
-    def gains_of(points: int, losers: set[int]) -> list[tuple[str, int]]:
-        gains = [(text("you_score", lang, n=points), points)] if points else []
-        for seat in sorted(losers):  # R4.4/half, R4.6/half: as the rules score it
-            lost = half(points)
-            if lost:
-                gains.append((text("they_score", lang, name=seat_name(names, seat), n=lost), lost))
-        return gains
-
     for move, request in moves:
         value = move_value(move, request)
         if isinstance(move, Pass):
             passing = Offer("pass", None, value, say("pass", lang))
             continue
         if isinstance(move, Discard):
-            stack = cards[move.card].stack
-            point = stack not in doc.get("cabinet", {})  # R4.1: its stack is gone
             offer = Offer("discard", move.card, value, say("discard", lang))
-            if point:
-                offer.gains = [(text("discard_point", lang), 1)]
-            by_card.setdefault(move.card, []).append(offer)
         elif isinstance(move, Assemble):
-            components = []
-            losers: set[int] = set()
-            for component in move.components:
-                spot = locate(doc, component, (), me)  # R4.2: never from a hand
-                components.append((component, spot_words(spot, names, me, lang)))
-                if spot and spot.zone in ("table", "sequence") and spot.seat != me:
-                    assert spot.seat is not None
-                    losers.add(spot.seat)
+            components = [
+                (component, spot_words(state.locate(component), names, me, lang))
+                for component in move.components
+            ]
             offer = Offer("assemble", move.card, value, say("assemble_with", lang), components)
-            offer.gains = gains_of(cards[move.card].points, losers)
-            by_card.setdefault(move.card, []).append(offer)
         elif isinstance(move, Place):
-            stage = next_stage(doc, me, move.column)
-            points = stage_points[stage - 1] if stage <= len(stage_points) else 0  # R4.6
-            spot = locate(doc, move.card, hand, me)
+            stage = state.last_stage(me, move.column) + 1  # R4.5, R5.2
             words = say("place_into", lang, column=column_name(move.column, lang), stage=stage)
-            losers = set()
-            if spot and spot.zone in ("table", "sequence") and spot.seat != me:
-                assert spot.seat is not None
-                losers.add(spot.seat)
-            where = [(move.card, spot_words(spot, names, me, lang))]
+            where = [(move.card, spot_words(state.locate(move.card), names, me, lang))]
             offer = Offer("place", move.card, value, words, where)
-            offer.gains = gains_of(points, losers)
-            if move.card in by_card:
-                by_card[move.card].append(offer)
-            else:
-                other.append(offer)
-        elif isinstance(move, Cast):
+        else:
+            assert isinstance(move, Cast)
             kind = cards[move.spell].spell or ""
             values: dict[str, Any] = {
                 "card": CardRef(move.card) if move.card is not None else "—",
@@ -432,7 +399,14 @@ def offers_of(
                 "column": column_name(move.column, lang) if move.column else "—",
             }
             offer = Offer("cast", move.spell, value, say(f"cast_{kind}", lang, **values))
-            by_card.setdefault(move.spell, []).append(offer)
+        with suppress(RuleError):  # the views are behind the decision: no points yet
+            offer.gains = gains_of(preview(state, move), me, names, lang)
+        card = offer.card
+        assert card is not None
+        if isinstance(move, Place) and card not in by_card:  # from a table or a Sequence
+            other.append(offer)
+        else:
+            by_card.setdefault(card, []).append(offer)
     for card, offers in by_card.items():
         if card not in hand:  # the hand view is behind the decision: offered all the same
             other.extend(offers)

@@ -12,6 +12,7 @@ import json
 import random
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -20,9 +21,11 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from api.web.pages import CSP
+from api.web.pages import CSP, parse_move
+from api.web.present import gains_of
 from domain.application import Opus
 from domain.catalog import load_catalog
+from domain.engine import preview
 from domain.simulation import play_game
 from tests.apps import embedded_app
 from tests.leaks import Knowledge
@@ -373,6 +376,48 @@ def test_every_legal_move_is_offered_and_an_assembly_shows_its_components_and_po
                 return
             position = play_moves(game, seats, position, 1, seed)
     pytest.fail("no assembly was offered in 20 games")
+
+
+BUTTON = re.compile(
+    r'<button type="submit" class="move" name="move" value="([^"]+)"(.*?)</button>', re.S
+)
+GAIN = re.compile(r'<span class="gain">([^<]*)</span>')
+
+
+def test_each_offer_shows_the_points_the_engine_previews_on_the_game(app: Flask) -> None:
+    """The points each offered move shows, judged on what the seat's page
+    knows (the views and its hand), are the engine's preview of the move on
+    the game itself (R4.1, R4.4, R4.6 and the halves, R8.1)."""
+    game, seats, position = running_game(app)
+    shown = 0
+    for _ in range(80):
+        view = seats[0][0].get(f"/table/{game}/view?after={position}").get_data(as_text=True)
+        if live_attr(view, "status") != "running":
+            break
+        turn = int(live_attr(view, "turn"))
+        client, csrf = seats[turn]
+        page = client.get(f"/table/{game}/view?after={position}").get_data(as_text=True)
+        state = opus(app).state(UUID(game))
+        best: tuple[int, dict[str, Any]] | None = None
+        for value, button in BUTTON.findall(page):
+            raw = json.loads(html.unescape(value))
+            move = replace(parse_move(raw), player=turn)  # the seat the service would decide
+            awards = preview(state, move) if raw["kind"] != "pass" else []
+            expected = [words for words, _ in gains_of(awards, turn, state.names, "en")]
+            assert [html.unescape(g) for g in GAIN.findall(button)] == expected, raw
+            shown += len(expected)
+            mine = sum(a.points for a in awards if a.seat == turn)
+            if raw["kind"] != "cast" and (best is None or mine > best[0]):
+                best = (mine, raw)
+        assert best is not None
+        answer = client.post(
+            f"/table/{game}/move",
+            json={"move": best[1], "version": int(live_attr(page, "version"))},
+            headers={"X-CSRF-Token": csrf, "Accept": "application/json"},
+        )
+        assert answer.status_code == 200, answer.json
+        position = answer.json["position"]
+    assert shown > 0
 
 
 # ---- languages ------------------------------------------------------------------------------
