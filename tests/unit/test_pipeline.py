@@ -23,6 +23,7 @@ from domain.errors import (
     IdempotencyConflictError,
     RuleError,
     SetupError,
+    VersionClashError,
 )
 from domain.events import GameEnded
 from domain.game import Game
@@ -224,3 +225,10 @@ def test_a_retried_create_of_another_kind_of_game_is_a_conflict(app: Opus) -> No
     assert isinstance(app.runner.load(first.aggregate_id, Game), Game)
     with pytest.raises(Exception, match="no tournament"):
         app.runner.load(first.aggregate_id, Tournament)
+
+
+def test_if_match_holds_for_a_join_as_for_every_command_on_an_existing_game(app: Opus) -> None:
+    game_id = app.create_game()
+    with pytest.raises(VersionClashError, match="at version 1, not 2"):
+        app.join(game_id, "Ada", caller=Caller(expected_version=2))
+    assert app.join(game_id, "Ada", caller=Caller(expected_version=1)).version == 2
