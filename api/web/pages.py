@@ -88,6 +88,7 @@ from domain.ruleset import DRAW_VARIANTS, MAX_PLAYERS, MIN_PLAYERS, RuleSet
 from domain.state import GameState
 from domain.table import PublicTable
 from infra.eventlog import game_export, game_positions
+from projections.describe import CardRef, seat_name
 from projections.ports import ViewStoreUnavailableError
 
 log = logging.getLogger(__name__)
@@ -184,10 +185,8 @@ def helpers() -> dict[str, Any]:
         "describe": lambda entry, names: present.describe(entry, names, lang),
         "log_item_html": lambda entry, names: log_item_html(entry, names, lang),
         "cards_n": lambda n: i18n.cards_n(n, lang),
-        "is_card": lambda part: isinstance(part, present.CardRef),
-        "names_of": lambda names, seats: text("and", lang).join(
-            present.seat_name(names, s) for s in seats
-        ),
+        "is_card": lambda part: isinstance(part, CardRef),
+        "names_of": lambda names, seats: text("and", lang).join(seat_name(names, s) for s in seats),
         "max_name": MAX_NAME,
         "max_contribution": MAX_CONTRIBUTION,
         "here": request.full_path.rstrip("?"),

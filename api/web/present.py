@@ -1,9 +1,11 @@
 """What the pages say about a table, its log and its legal moves, in words
 and card references, in one language.
 
-Texts are lists of parts: plain strings (escaped by the templates) and
-``CardRef``s (rendered by one macro, which shows the card's id, localized
-name, kind and element, and marks it ``data-card``). Everything here reads
+Texts are lists of parts (projections/describe.py): plain strings (escaped
+by the templates) and ``CardRef``s (rendered by one macro, which shows the
+card's id, localized name, kind and element, and marks it ``data-card``).
+The log's entries are put into words by the move log's own describer, with
+api/web/i18n.py's words for the language. Everything here reads
 what the views and the legal-moves decision give; nothing reads a hand but
 the seat's own. Where a card lies and what a move scores are not worked
 out here: the offers ask ``GameState.locate`` and ``engine.preview`` on
@@ -13,10 +15,10 @@ what the seat knows (``GameState.seen_by``).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from api.web.i18n import STRINGS, cards_n, column_name, rule_words, text
@@ -26,131 +28,13 @@ from domain.errors import RuleError
 from domain.moves import Assemble, Cast, Discard, Move, Pass, Place
 from domain.state import GameState
 from domain.zones import Location
-
-
-@dataclass(frozen=True)
-class CardRef:
-    id: int
-
-
-Part = str | CardRef
-PLACEHOLDER = re.compile(r"\{(\w+)\}")
-
-
-def compose(template: str, **values: Any) -> list[Part]:
-    """``template``'s text with each ``{name}`` replaced by its value: a
-    string, a number, a CardRef, or a list of parts (kept as parts)."""
-    parts: list[Part] = []
-    at = 0
-    for match in PLACEHOLDER.finditer(template):
-        if match.start() > at:
-            parts.append(template[at : match.start()])
-        value = values[match.group(1)]
-        if isinstance(value, list):
-            parts.extend(value)
-        elif isinstance(value, CardRef):
-            parts.append(value)
-        else:
-            parts.append(str(value))
-        at = match.end()
-    if at < len(template):
-        parts.append(template[at:])
-    return parts
+from projections.describe import CardRef, Part, Words, compose, seat_name
+from projections.describe import describe as describe_event
 
 
 def say(key: str, lang: str, **values: Any) -> list[Part]:
     """The words for ``key`` (api/web/i18n.py) with parts filled in."""
     return compose(STRINGS[key][1 if lang == "ru" else 0], **values)
-
-
-def card_list(cards: Sequence[int], lang: str) -> list[Part]:
-    parts: list[Part] = []
-    for i, card in enumerate(cards):
-        if i:
-            parts.append(", ")
-        parts.append(CardRef(card))
-    return parts or ["—"]
-
-
-def seat_name(names: Sequence[str], seat: int | None) -> str:
-    if seat is None:
-        return "?"
-    return names[seat] if 0 <= seat < len(names) else f"#{seat + 1}"
-
-
-# ---- the move log ------------------------------------------------------------------
-
-LOG: dict[str, tuple[str, str]] = {
-    "GameCreated": ("Game created: {rules}", "Игра создана: {rules}"),
-    "TournamentGameCreated": (
-        "Game created: {rules}; round {round}, table {table} of a tournament",
-        "Игра создана: {rules}; тур {round}, стол {table} турнира",
-    ),
-    "PlayerJoined": ("{who} took seat {seat}", "{who} занимает место {seat}"),
-    "PlayerLeft": (
-        "Seat {seat} was removed; the seats after it move down",
-        "Место {seat} освобождено; следующие места сдвинулись",
-    ),
-    "GameStarted": (
-        "Game started, {n} players; cabinet: {cards}",
-        "Игра началась, игроков: {n}; в шкафу: {cards}",
-    ),
-    "CardsDealt": ("Dealt: {counts}", "Сдано: {counts}"),
-    "CardsDrawn": ("{who} drew {count}", "{who} берёт из колоды: {count}"),
-    "CardDiscarded": ("{who} discarded {card}", "{who} сбрасывает {card}"),
-    "StageStolen": (
-        "{who} took {card} from stage {stage} of {owner}'s {column} column",
-        "{who} забирает {card} с этапа {stage} цепочки {column} игрока {owner}",
-    ),
-    "StageTaken": (
-        "{who} took {card} from stage {stage} of their own {column} column",
-        "{who} забирает {card} с этапа {stage} своей цепочки {column}",
-    ),
-    "RecipeAssembled": ("{who} assembled {card} from {cards}", "{who} собирает {card} из {cards}"),
-    "RecipePlaced": (
-        "{who} placed {card} on stage {stage} of their {column} column",
-        "{who} выкладывает {card} на этап {stage} цепочки {column}",
-    ),
-    "ComponentsReturned": ("Back to the cabinet: {cards}", "Вернулись в шкаф: {cards}"),
-    "cast:knowledge": (
-        "{who} cast {spell}, taking {card}",
-        "{who} применяет {spell} и берёт {card}",
-    ),
-    "cast:transformation": (
-        "{who} cast {spell}, giving {recipe} for {card}",
-        "{who} применяет {spell}: отдаёт {recipe} за {card}",
-    ),
-    "cast:destruction": (
-        "{who} cast {spell} on {recipe}, keeping {card}",
-        "{who} применяет {spell} к {recipe}, оставив {card}",
-    ),
-    "cast:transmutation": (
-        "{who} cast {spell} into stage {stage} of their {column} column",
-        "{who} применяет {spell} на этап {stage} цепочки {column}",
-    ),
-    "PointsAwarded": (
-        "{who} scored {points} ({rule}: {what})",
-        "{who} получает {points} ({rule}: {what})",
-    ),
-    "SequenceCompleted": (
-        "{who} completed their {column} column",
-        "{who} завершает цепочку {column}",
-    ),
-    "turn": ("{who} ended the turn; {next} plays", "{who} завершает ход; ходит {next}"),
-    "turn:passed": ("{who} passed; {next} plays", "{who} пасует; ходит {next}"),
-    "SeatWithdrawn": (
-        "{who} withdrew: their turns pass (R3.5)",
-        "{who} выбывает: его ходы пропускаются (R3.5)",
-    ),
-    "GameCalled": (
-        "{by} called the game (T8.1): it ends after the last seat's turn",
-        "{by} объявляет конец игры (T8.1): она закончится после хода последнего места",
-    ),
-    "GameEnded": (
-        "Game over ({reason}): {winners} won; scores {scores}",
-        "Игра окончена ({reason}): победа — {winners}; очки {scores}",
-    ),
-}
 
 
 def rules_words(draw: str, guild: bool, lang: str) -> str:
@@ -162,112 +46,26 @@ def rules_words(draw: str, guild: bool, lang: str) -> str:
     )
 
 
+@cache
+def log_words(lang: str) -> Words:
+    """What the pages' log says in ``lang`` besides the describer's
+    templates (projections/describe.py): api/web/i18n.py's words."""
+    return Words(
+        russian=lang == "ru",
+        card=CardRef,
+        column=lambda column: column_name(column, lang),
+        rule=lambda rule: f"{rule}: {rule_words(rule, lang)}",
+        cards=lambda n: cards_n(n, lang),
+        variant=lambda draw, guild: rules_words(draw, guild, lang),
+        conjunction=text("and", lang),
+    )
+
+
 def describe(entry: Mapping[str, Any], names: Sequence[str], lang: str) -> list[Part]:
     """A log entry (the public form of an event, as the move log holds it)
-    in words: ``names`` are the players' by seat."""
-    kind = entry["event"]
-    ru = 1 if lang == "ru" else 0
-
-    def who(key: str = "player") -> str:
-        return seat_name(names, entry.get(key))
-
-    def words(key: str, **values: Any) -> list[Part]:
-        return compose(LOG[key][ru], **values)
-
-    if kind in ("GameCreated", "TournamentGameCreated"):
-        rules = rules_words(entry.get("draw", "five"), bool(entry.get("guild", True)), lang)
-        return words(kind, rules=rules, round=entry.get("round"), table=entry.get("table"))
-    if kind == "PlayerJoined":
-        return words(kind, who=entry["name"], seat=entry["player"] + 1)
-    if kind == "PlayerLeft":
-        return words(kind, seat=entry["player"] + 1)
-    if kind == "GameStarted":
-        return words(kind, n=len(names), cards=card_list(entry["cabinet"], lang))
-    if kind == "CardsDealt":
-        counts: list[Part] = []
-        hands = entry.get("hands")
-        for seat, count in enumerate(entry["counts"]):
-            if seat:
-                counts.append("; " if hands else ", ")
-            counts.append(f"{seat_name(names, seat)} ")
-            if hands:
-                counts.append(": ")
-                counts.extend(card_list(hands[seat], lang))
-            else:
-                counts.append(str(count))
-        return words(kind, counts=counts)
-    if kind == "CardsDrawn":
-        drawn = entry.get("cards")
-        got: list[Part] = card_list(drawn, lang) if drawn else [cards_n(entry["count"], lang)]
-        return words(kind, who=who(), count=got)
-    if kind == "CardDiscarded":
-        return words(kind, who=who(), card=CardRef(entry["card"]))
-    if kind == "StageStolen":
-        return words(
-            kind,
-            who=who(),
-            owner=who("owner"),
-            card=CardRef(entry["card"]),
-            stage=entry["stage"],
-            column=column_name(entry["column"], lang),
-        )
-    if kind == "StageTaken":
-        column = column_name(entry["column"], lang)
-        return words(
-            kind, who=who(), card=CardRef(entry["card"]), stage=entry["stage"], column=column
-        )
-    if kind == "RecipeAssembled":
-        return words(
-            kind,
-            who=who(),
-            card=CardRef(entry["card"]),
-            cards=card_list(entry["components"], lang),
-        )
-    if kind == "RecipePlaced":
-        column = column_name(entry["column"], lang)
-        return words(
-            kind, who=who(), card=CardRef(entry["card"]), stage=entry["stage"], column=column
-        )
-    if kind == "ComponentsReturned":
-        return words(kind, cards=card_list(entry["cards"], lang))
-    if kind == "SpellCast":
-        spell = entry["kind"]
-
-        def ref(key: str) -> Part:
-            value = entry.get(key)
-            return CardRef(value) if isinstance(value, int) else "—"
-
-        return words(
-            f"cast:{spell}",
-            who=who(),
-            spell=CardRef(entry["spell"]),
-            card=ref("card"),
-            recipe=ref("recipe"),
-            stage=entry.get("stage") or "—",
-            column=column_name(entry["column"], lang) if entry.get("column") else "—",
-        )
-    if kind == "PointsAwarded":
-        return words(
-            kind,
-            who=who(),
-            points=entry["points"],
-            rule=entry["rule"],
-            what=rule_words(entry["rule"], lang),
-        )
-    if kind == "SequenceCompleted":
-        return words(kind, who=who(), column=column_name(entry["column"], lang))
-    if kind == "TurnEnded":
-        key = "turn:passed" if entry["passed"] else "turn"
-        return words(key, who=who(), next=who("next_player"))
-    if kind == "SeatWithdrawn":
-        return words(kind, who=who())
-    if kind == "GameCalled":
-        return words(kind, by=entry["by"])
-    if kind == "GameEnded":
-        winners = text("and", lang).join(seat_name(names, s) for s in entry["winners"])
-        scores = ", ".join(str(s) for s in entry["scores"])
-        return words(kind, reason=entry["reason"], winners=winners, scores=scores)
-    return [kind]
+    in words, by the one describer of events (``projections.describe``):
+    ``names`` are the players' by seat."""
+    return describe_event(entry, names, log_words(lang))
 
 
 # ---- where a card lies -------------------------------------------------------------------

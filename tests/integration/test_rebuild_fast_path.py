@@ -9,7 +9,8 @@ through the library's interface, one domain event at a time
 runners catching up; every view must hold the same bytes, on SQLite views
 and on Redis views. The move log and the scoreboard are also built by their
 former implementations, handlers of domain events (kept below as they
-were), which the views must equal too.
+were, but for the move log's text, which is the one describer's:
+projections/describe.py), which the views must equal too.
 """
 
 from __future__ import annotations
@@ -29,32 +30,20 @@ from domain.bots import BOTS
 from domain.disclosure import PUBLIC, disclose
 from domain.events import (
     EVENT_TYPES,
-    CardDiscarded,
     CardsDealt,
     CardsDrawn,
-    ComponentsReturned,
-    GameCalled,
     GameCreated,
     GameEnded,
-    GameStarted,
+    GameEvent,
     PlayerJoined,
     PlayerLeft,
     PointsAwarded,
-    RecipeAssembled,
-    RecipePlaced,
-    SeatWithdrawn,
-    SequenceCompleted,
     SpellCast,
-    StageStolen,
-    StageTaken,
-    TournamentGameCreated,
-    TurnEnded,
 )
 from domain.internals import select_rows
 from domain.pipeline import Caller
 from domain.ruleset import RuleSet
 from domain.simulation import enter_tournament, play_game, play_on, play_out, token_hash, token_of
-from domain.state import CARDS
 from domain.tournaments.events import TOURNAMENT_EVENT_TYPES
 from projections.base import (
     EventDecoder,
@@ -66,6 +55,7 @@ from projections.base import (
     record_of,
     rows_of,
 )
+from projections.describe import PLAIN, describe, plain
 from projections.ports import namespace
 from projections.rebuild import rebuild, replay
 from projections.registry import PROJECTIONS, select
@@ -316,24 +306,17 @@ def test_what_the_decoder_does_not_parse_itself_goes_through_the_mapper(app: Opu
 # ---- the former implementations, as they were (handlers of domain events) ----------
 
 
-def card(card_id: int | None) -> str:
-    return "nothing" if card_id is None else f"{CARDS[card_id].name} ({card_id})"
-
-
-def cards(card_ids: list[int]) -> str:
-    return ", ".join(card(c) for c in card_ids) or "no cards"
-
-
-def entry(event: Any, position: int, text: str) -> dict[str, Any]:
+def entry(event: Any, position: int, names: list[str]) -> dict[str, Any]:
     event_type = type(event).__name__
-    return {
+    made = {
         "position": position,
         "version": event.originator_version,
         "event": event_type,
         "timestamp": event.timestamp.isoformat(),
         **disclose(event_type, vars(event), PUBLIC, ended=False),
-        "text": text,
     }
+    made["text"] = plain(describe(made, names, PLAIN))
+    return made
 
 
 class OnDomainEvents(ViewProjection):
@@ -360,160 +343,55 @@ class FormerMoveLog(OnDomainEvents):
     def project(self, event: Any, tx: Transaction, position: int) -> None:
         """Events of other aggregates are not moves."""
 
-    def log(self, tx: Transaction, event: Any, position: int, text: str) -> None:
-        tx.append(game_key(event.originator_id), entry(event, position, text))
+    def log(self, tx: Transaction, event: Any, position: int) -> None:
+        names = self.names(tx, event)
+        tx.append(game_key(event.originator_id), entry(event, position, names))
 
-    def seal(self, tx: Transaction, event: Any, position: int, text: str, full_text: str) -> None:
+    def seal(self, tx: Transaction, event: Any, position: int) -> None:
         game = game_key(event.originator_id)
-        public = entry(event, position, text)
+        names = self.names(tx, event)
+        public = entry(event, position, names)
         tx.append(game, public)
-        revealed = disclose(type(event).__name__, vars(event), PUBLIC, ended=True)
+        revealed = {**public, **disclose(type(event).__name__, vars(event), PUBLIC, ended=True)}
+        revealed["text"] = plain(describe(revealed, names, PLAIN))
         sealed: dict[str, Any] = tx.doc(f"{game}:sealed", {})
-        sealed[str(event.originator_version - 1)] = {**public, **revealed, "text": full_text}
+        sealed[str(event.originator_version - 1)] = revealed
 
     @staticmethod
     def names(tx: Transaction, event: Any) -> list[str]:
         names: list[str] = tx.peek(f"{game_key(event.originator_id)}:names") or []
         return names
 
-    def who(self, tx: Transaction, event: Any, seat: int) -> str:
-        names = self.names(tx, event)
-        return names[seat] if seat < len(names) else f"seat {seat}"
-
     @project.register
     def _created(self, event: GameCreated, tx: Transaction, position: int) -> None:
-        guild = "with" if event.guild else "without"
-        text = f"game created: draw {event.draw}, {guild} the Guild"
-        if isinstance(event, TournamentGameCreated):
-            text += f"; round {event.round}, table {event.table} of tournament {event.tournament}"
-        self.seal(tx, event, position, text, text)
+        self.seal(tx, event, position)
 
     @project.register
     def _joined(self, event: PlayerJoined, tx: Transaction, position: int) -> None:
         tx.doc(f"{game_key(event.originator_id)}:names", []).append(event.name)
-        self.log(tx, event, position, f"{event.name} took seat {event.player}")
+        self.log(tx, event, position)
 
     @project.register
     def _left(self, event: PlayerLeft, tx: Transaction, position: int) -> None:
-        text = (
-            f"{self.who(tx, event, event.player)} was removed from seat {event.player}; "
-            "the seats after it move down"
-        )
-        self.log(tx, event, position, text)
+        self.log(tx, event, position)
         names: list[str] = tx.doc(f"{game_key(event.originator_id)}:names", [])
         del names[event.player]
 
     @project.register
-    def _started(self, event: GameStarted, tx: Transaction, position: int) -> None:
-        n = len(self.names(tx, event))
-        self.log(tx, event, position, f"game started, {n} players; cabinet: {cards(event.cabinet)}")
-
-    @project.register
     def _dealt(self, event: CardsDealt, tx: Transaction, position: int) -> None:
-        text = "dealt " + ", ".join(
-            f"{self.who(tx, event, seat)} {len(hand)}" for seat, hand in enumerate(event.hands)
-        )
-        full = "; ".join(
-            f"{self.who(tx, event, seat)}: {cards(hand)}" for seat, hand in enumerate(event.hands)
-        )
-        self.seal(tx, event, position, text, f"dealt {full}")
+        self.seal(tx, event, position)
 
     @project.register
     def _drawn(self, event: CardsDrawn, tx: Transaction, position: int) -> None:
-        n = len(event.cards)
-        text = f"{self.who(tx, event, event.player)} drew {n} card{'s' if n != 1 else ''}"
-        self.seal(tx, event, position, text, f"{text}: {cards(event.cards)}")
+        self.seal(tx, event, position)
 
     @project.register
-    def _discarded(self, event: CardDiscarded, tx: Transaction, position: int) -> None:
-        text = f"{self.who(tx, event, event.player)} discarded {card(event.card)}"
-        self.log(tx, event, position, text)
-
-    @project.register
-    def _stolen(self, event: StageStolen, tx: Transaction, position: int) -> None:
-        owner = self.who(tx, event, event.owner)
-        text = (
-            f"{self.who(tx, event, event.player)} took {card(event.card)} "
-            f"from stage {event.stage} of {owner}'s {event.column} column"
-        )
-        self.log(tx, event, position, text)
-
-    @project.register
-    def _taken(self, event: StageTaken, tx: Transaction, position: int) -> None:
-        text = (
-            f"{self.who(tx, event, event.player)} took {card(event.card)} "
-            f"from stage {event.stage} of their own {event.column} column"
-        )
-        self.log(tx, event, position, text)
-
-    @project.register
-    def _assembled(self, event: RecipeAssembled, tx: Transaction, position: int) -> None:
-        text = (
-            f"{self.who(tx, event, event.player)} assembled {card(event.card)} "
-            f"from {cards(event.components)}"
-        )
-        self.log(tx, event, position, text)
-
-    @project.register
-    def _placed(self, event: RecipePlaced, tx: Transaction, position: int) -> None:
-        text = (
-            f"{self.who(tx, event, event.player)} placed {card(event.card)} "
-            f"on stage {event.stage} of their {event.column} column"
-        )
-        self.log(tx, event, position, text)
-
-    @project.register
-    def _returned(self, event: ComponentsReturned, tx: Transaction, position: int) -> None:
-        self.log(tx, event, position, f"back to the cabinet: {cards(event.cards)}")
-
-    @project.register
-    def _cast(self, event: SpellCast, tx: Transaction, position: int) -> None:
-        text = f"{self.who(tx, event, event.player)} cast {card(event.spell)}"
-        if event.kind == "knowledge":
-            text += f", taking {card(event.card)}"
-        elif event.kind == "transformation":
-            text += f", giving {card(event.recipe)} for {card(event.card)}"
-        elif event.kind == "destruction":
-            text += f" on {card(event.recipe)}, keeping {card(event.card)}"
-        else:
-            text += f" into stage {event.stage} of their {event.column} column"
-        self.log(tx, event, position, text)
-
-    @project.register
-    def _awarded(self, event: PointsAwarded, tx: Transaction, position: int) -> None:
-        text = (
-            f"{self.who(tx, event, event.player)} scored {event.points} "
-            f"({event.rule}, {event.cause} v{event.cause_version})"
-        )
-        self.log(tx, event, position, text)
-
-    @project.register
-    def _completed(self, event: SequenceCompleted, tx: Transaction, position: int) -> None:
-        text = f"{self.who(tx, event, event.player)} completed their {event.column} column"
-        self.log(tx, event, position, text)
-
-    @project.register
-    def _turn(self, event: TurnEnded, tx: Transaction, position: int) -> None:
-        did = "passed" if event.passed else "ended the turn"
-        after = self.who(tx, event, event.next_player)
-        text = f"{self.who(tx, event, event.player)} {did}; {after} plays"
-        self.log(tx, event, position, text)
-
-    @project.register
-    def _withdrawn(self, event: SeatWithdrawn, tx: Transaction, position: int) -> None:
-        text = f"{self.who(tx, event, event.player)} withdrew: their turns pass (R3.5)"
-        self.log(tx, event, position, text)
-
-    @project.register
-    def _called(self, event: GameCalled, tx: Transaction, position: int) -> None:
-        text = f"{event.by} called the game (T8.1): it ends after the last seat's turn"
-        self.log(tx, event, position, text)
+    def _logged(self, event: GameEvent, tx: Transaction, position: int) -> None:
+        self.log(tx, event, position)
 
     @project.register
     def _ended(self, event: GameEnded, tx: Transaction, position: int) -> None:
-        winners = " and ".join(self.who(tx, event, s) for s in event.winners)
-        text = f"game over ({event.reason}): {winners} won, scores {event.scores}"
-        self.log(tx, event, position, text)
+        self.log(tx, event, position)
         game = game_key(event.originator_id)
         sealed: dict[str, Any] = tx.peek(f"{game}:sealed") or {}
         for index, full in sorted(sealed.items(), key=lambda item: int(item[0])):

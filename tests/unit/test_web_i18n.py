@@ -1,6 +1,7 @@
-"""The web client's words (api/web/i18n.py, api/web/present.py): both
-languages say everything, with the same placeholders; every event of the
-log and every card, element and column has its words in each."""
+"""The web client's words (api/web/i18n.py, and the log's templates of the
+one describer of events, projections/describe.py): both languages say
+everything, with the same placeholders; every event of the log and every
+card, element and column has its words in each."""
 
 from __future__ import annotations
 
@@ -11,13 +12,14 @@ import pytest
 from api.web import i18n, present
 from domain.catalog import STONES, load_catalog
 from domain.events import EVENT_TYPES
+from projections.describe import LOG, CardRef
 
 
 def placeholders(text: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(text) if name}
 
 
-@pytest.mark.parametrize("table", [i18n.STRINGS, present.LOG], ids=["pages", "log"])
+@pytest.mark.parametrize("table", [i18n.STRINGS, LOG], ids=["pages", "log"])
 def test_both_languages_say_everything_with_the_same_placeholders(
     table: dict[str, tuple[str, str]],
 ) -> None:
@@ -73,7 +75,7 @@ def test_every_event_of_the_log_is_told_in_words(lang: str) -> None:
         words = "".join(p for p in parts if isinstance(p, str))
         assert words != event and "{" not in words, (event, words)
     revealed = {"event": "CardsDrawn", "player": 1, "count": 1, "cards": [42]}
-    assert present.CardRef(42) in present.describe(revealed, ["Ada", "Борис"], lang)
+    assert CardRef(42) in present.describe(revealed, ["Ada", "Борис"], lang)
 
 
 def test_russian_plurals() -> None:

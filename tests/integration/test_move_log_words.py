@@ -1,0 +1,60 @@
+"""One describer of events (projections/describe.py): the move log's line of
+text and the web pages' log say each event in the same words, from the same
+templates; they differ only in the words a language brings (a column's
+name, a rule's, the game's variant)."""
+
+from __future__ import annotations
+
+import random
+
+from api.web import present
+from api.web.i18n import rule_words
+from domain.application import Opus
+from domain.simulation import play_game
+from projections.describe import CARD_TEXTS, PLAIN, describe, plain
+from projections.queries import Queries
+from projections.rebuild import rebuild
+from projections.registry import select
+from tests.conftest import ViewsUnderTest
+
+# the events whose words name a column, a rule or the variant
+WITH_LANGUAGE_WORDS = {
+    "GameCreated",
+    "TournamentGameCreated",
+    "StageStolen",
+    "StageTaken",
+    "RecipePlaced",
+    "SpellCast",
+    "PointsAwarded",
+    "SequenceCompleted",
+}
+
+
+def test_the_move_log_and_the_page_put_each_event_in_the_same_words(
+    app: Opus, views: ViewsUnderTest
+) -> None:
+    game_id, _ = play_game(app, 3, "greedy", random.Random(11))
+    rebuild(views.store, app, select(["move_log"]))
+    log = Queries(views.store).move_log(game_id)
+    names = app.state(game_id).names
+    same = set()
+    for entry in log:
+        assert entry["text"] == plain(describe(entry, names, PLAIN)), entry
+        page = plain(present.describe(entry, names, "en"))
+        if entry["event"] not in WITH_LANGUAGE_WORDS:
+            assert entry["text"] == page, entry
+            same.add(entry["event"])
+    assert {"PlayerJoined", "GameStarted", "CardsDealt", "CardsDrawn", "TurnEnded"} <= same
+    assert {"RecipeAssembled", "ComponentsReturned", "GameEnded"} <= same
+    # the log's own words: seats from 1, as the pages number them; the
+    # cards dealt and drawn, revealed by GameEnded (R9.3), by name and id
+    assert log[1]["text"] == f"{names[0]} took seat 1"
+    drawn = next(e for e in log if e["event"] == "CardsDrawn")
+    assert drawn["text"].startswith(f"{names[drawn['player']]} drew ")
+    assert all(CARD_TEXTS[card] in drawn["text"] for card in drawn["cards"])
+    points = next(e for e in log if e["event"] == "PointsAwarded")
+    assert points["text"] == (
+        f"{names[points['player']]} scored {points['points']} ({points['rule']})"
+    )
+    what = rule_words(points["rule"], "en")  # the page names the rule too
+    assert plain(present.describe(points, names, "en")) == points["text"][:-1] + f": {what})"
