@@ -42,6 +42,7 @@ from domain.moves import MAIN_ACTIONS, Assemble, Cast, Discard, Move, Pass, Plac
 from domain.names import MAX_NAME
 from domain.ruleset import MAX_PLAYERS, MIN_PLAYERS, RuleSet
 from domain.state import CARDS, GameState, Location, deck_order
+from domain.table import Table
 
 Fact = tuple[type[GameEvent], dict[str, Any]]
 MAX_CONTRIBUTION = 256  # characters of a seed contribution (R9.1)
@@ -600,8 +601,9 @@ def decide_turn_end(state: GameState, move: Move, version: int) -> list[Fact]:
     return facts.items
 
 
-def rank_keys(state: GameState) -> list[tuple[int, int, int]]:
-    """R7.3's order, by seat: points, completed stages, table recipes."""
+def rank_keys(state: Table) -> list[tuple[int, int, int]]:
+    """R7.3's order, by seat: points, completed stages, table recipes; read
+    off the open table alone (the analytics rank ended games with it)."""
     return [
         (state.scores[s], state.completed_stages(s) if state.columns else 0, len(state.tables[s]))
         for s in range(state.players)

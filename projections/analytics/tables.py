@@ -50,6 +50,7 @@ from typing import Any, ClassVar
 
 import pyarrow as pa  # type: ignore[import-untyped]
 
+from domain.engine import rank_keys
 from domain.table import CARDS, Table
 from domain.tournaments.standings import match_points, places
 from domain.zones import Location
@@ -560,19 +561,15 @@ def _ended(
     seen: _Seen,
     rows: dict[str, list[list[Any]]],
 ) -> None:
-    """The game's row and its seats' (R7.3's keys from the open table)."""
+    """The game's row and its seats': R7.3's keys are the engine's
+    (``engine.rank_keys``) on the open table, with GameEnded's scores (the
+    table does not follow PointsAwarded)."""
     names, created = seen.names, seen.created
     players = len(names)
     scores = list(p["scores"])
     winners = list(p["winners"])
-    keys = [
-        (
-            scores[s],
-            table.completed_stages(s) if table.columns else 0,
-            len(table.tables[s]) if table.tables else 0,
-        )
-        for s in range(players)
-    ]
+    table.scores = scores
+    keys = rank_keys(table) if players else []
     ranks = places(keys) if players else []
     rows["game"].append(
         [
