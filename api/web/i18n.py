@@ -9,7 +9,6 @@ English.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -436,7 +435,3 @@ def plural(n: int, lang: str, en: tuple[str, str], ru: tuple[str, str, str]) -> 
 
 def cards_n(n: int, lang: str) -> str:
     return plural(n, lang, ("card", "cards"), ("карта", "карты", "карт"))
-
-
-def strings_of(lang: str) -> Mapping[str, str]:
-    return {key: value[1 if lang == "ru" else 0] for key, value in STRINGS.items()}

@@ -23,7 +23,7 @@ LOCAL_MASTER = "local[2]"
 
 
 @dataclass(frozen=True)
-class Result:
+class Answer:
     """One question's answer: column names and rows, in the query's order."""
 
     columns: tuple[str, ...]
@@ -36,7 +36,7 @@ class Result:
 class Engine(Protocol):
     name: str
 
-    def run(self, sql: str) -> Result: ...
+    def run(self, sql: str) -> Answer: ...
 
     def close(self) -> None: ...
 
@@ -61,11 +61,11 @@ class DuckDBEngine:
                 f"CREATE VIEW {table} AS SELECT * FROM read_parquet([{listed}])"
             )
 
-    def run(self, sql: str) -> Result:
+    def run(self, sql: str) -> Answer:
         cursor = self.connection.execute(sql)
         columns = tuple(d[0] for d in cursor.description)
         rows = tuple(tuple(_plain(v) for v in row) for row in cursor.fetchall())
-        return Result(columns, rows)
+        return Answer(columns, rows)
 
     def close(self) -> None:
         self.connection.close()
@@ -89,11 +89,11 @@ class SparkEngine:
             frame = self.spark.read.parquet(*(str(p) for p in paths))
             frame.createOrReplaceTempView(table)
 
-    def run(self, sql: str) -> Result:
+    def run(self, sql: str) -> Answer:
         frame = self.spark.sql(sql)
         columns = tuple(frame.columns)
         rows = tuple(tuple(_plain(v) for v in row) for row in frame.collect())
-        return Result(columns, rows)
+        return Answer(columns, rows)
 
     def close(self) -> None:
         if self.owned:

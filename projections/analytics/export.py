@@ -55,7 +55,7 @@ from projections.analytics.tables import (
     GAME_TYPES,
     RESULT_TYPES,
     TABLES,
-    Batch,
+    PendingRows,
     game_rows,
     result_rows,
 )
@@ -178,7 +178,7 @@ def export(
         started = time.perf_counter()
         name = f"{run.stop:012d}-{uuid.uuid4().hex[:6]}"
         writer = _Writer(out, name, manifest)
-        batch = Batch()
+        batch = PendingRows()
         for games, results in _read(app, manifest.position, run.stop, batch, progress):
             run.games += games
             run.results += results
@@ -208,7 +208,7 @@ def export(
 
 
 def _read(
-    app: Opus, after: int, stop: int, batch: Batch, progress: Progress | None
+    app: Opus, after: int, stop: int, batch: PendingRows, progress: Progress | None
 ) -> Iterator[tuple[int, int]]:
     """Read (after, stop] page by page into ``batch``; yields, per page, the
     games ended and the tournament results read. Events are read as the
@@ -268,7 +268,7 @@ class _Writer:
         self.out, self.run, self.manifest = out, run, manifest
         self.parts = 0
 
-    def write(self, batch: Batch, run: ExportRun) -> None:
+    def write(self, batch: PendingRows, run: ExportRun) -> None:
         for table in TABLES:
             if batch.rows[table]:
                 self._part(table, batch, run)
@@ -276,12 +276,12 @@ class _Writer:
 
     def write_empty(self, run: ExportRun) -> None:
         """A table with no file yet gets an empty one: readers need its schema."""
-        empty = Batch()
+        empty = PendingRows()
         for table in TABLES:
             if not self.manifest.files[table]:
                 self._part(table, empty, run)
 
-    def _part(self, table: str, batch: Batch, run: ExportRun) -> None:
+    def _part(self, table: str, batch: PendingRows, run: ExportRun) -> None:
         folder = self.out / table
         folder.mkdir(exist_ok=True)
         name = f"part-{self.run}-{self.parts:05d}.parquet"

@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from projections.analytics.engines import Engine, Result
+from projections.analytics.engines import Answer, Engine
 from projections.analytics.export import Manifest
 
 SQL_DIR = Path(__file__).parent / "sql"
@@ -85,7 +85,7 @@ def description_of(question: str) -> str:
     return " ".join(lines)
 
 
-def run_questions(engine: Engine, questions: tuple[str, ...] = QUESTIONS) -> dict[str, Result]:
+def run_questions(engine: Engine, questions: tuple[str, ...] = QUESTIONS) -> dict[str, Answer]:
     return {question: engine.run(sql_of(question)) for question in questions}
 
 
@@ -93,7 +93,7 @@ def run_questions(engine: Engine, questions: tuple[str, ...] = QUESTIONS) -> dic
 class Report:
     """Every answer, with what it was computed from."""
 
-    results: dict[str, Result]
+    results: dict[str, Answer]
     engine: str
     position: int
     games: int
@@ -157,7 +157,7 @@ def write_report(report: Report, out: Path) -> None:
 # ---- charts ----------------------------------------------------------------------
 
 
-def draw_charts(results: Mapping[str, Result], folder: Path) -> dict[str, list[str]]:
+def draw_charts(results: Mapping[str, Answer], folder: Path) -> dict[str, list[str]]:
     """The PNG charts, by question: file names under ``folder``."""
     drawn: dict[str, list[str]] = defaultdict(list)
     charts: dict[str, Callable[[list[dict[str, Any]], Path], bool]] = {

@@ -238,7 +238,7 @@ _STAGE_POINTS = SCHEMAS["placement"].get_field_index("points")
 
 
 @dataclass
-class Batch:
+class PendingRows:
     """Rows waiting to be written: per table, lists in schema order."""
 
     rows: dict[str, list[list[Any]]] = field(default_factory=lambda: {t: [] for t in TABLES})
@@ -337,7 +337,7 @@ def game_rows(
     game_id: str,
     events: Iterable[tuple[str, Mapping[str, Any]]],
     end_position: int,
-    batch: Batch,
+    batch: PendingRows,
 ) -> None:
     """Add the rows of one ended game to ``batch``. ``events`` are its events
     in version order, as (type, own fields with ``originator_version`` and
@@ -618,7 +618,7 @@ def _ended(
 
 
 def result_rows(
-    tournament: str, type_: str, p: Mapping[str, Any], position: int, batch: Batch
+    tournament: str, type_: str, p: Mapping[str, Any], position: int, batch: PendingRows
 ) -> None:
     """A tournament's GameResultRecorded or ResultCorrected, one row per seat."""
     seat_places = list(p["places"])

@@ -26,7 +26,7 @@ from domain.simulation import (
     token_of,
 )
 from infra.eventlog import read_records
-from projections.analytics.engines import DuckDBEngine, Result
+from projections.analytics.engines import Answer, DuckDBEngine
 from projections.analytics.export import data_files, export
 from projections.analytics.report import QUESTIONS, run_questions
 from projections.queries import Queries
@@ -42,7 +42,7 @@ def sqlite_app(folder: Path) -> Opus:
     )
 
 
-def answers(app: Opus, folder: Path) -> dict[str, Result]:
+def answers(app: Opus, folder: Path) -> dict[str, Answer]:
     """Export the store and answer every question by DuckDB."""
     export(app, folder / "parquet")
     engine = DuckDBEngine(data_files(folder / "parquet"))
@@ -67,7 +67,7 @@ def _key(row: dict[str, Any]) -> tuple[str, ...]:
 
 
 def assert_figures_equal(
-    sql: dict[str, Result], reference: dict[str, list[dict[str, Any]]]
+    sql: dict[str, Answer], reference: dict[str, list[dict[str, Any]]]
 ) -> None:
     assert set(sql) == set(reference) == set(QUESTIONS)
     for question in QUESTIONS:
