@@ -8,8 +8,6 @@ any of it:
 
 - ``evict``: drop an aggregate from the application's cache (the
   repository's ``LRUCache`` and its ``evict`` flag);
-- ``event_from_fields``: a domain event made from its stored fields without
-  running the dataclass ``__init__`` (the mapper's own way, less its checks);
 - ``positions_by_version``: which log position each event of one aggregate
   has, by SQL on the library's own events table (the recorders offer no
   such query);
@@ -34,14 +32,6 @@ def evict(app: Application[Any], aggregate_id: UUID) -> None:
     if cache:
         with contextlib.suppress(KeyError):
             cache.get(aggregate_id, evict=True)
-
-
-def event_from_fields(cls: type[Any], fields: dict[str, Any]) -> Any:
-    """An event of ``cls`` whose attributes are ``fields`` (its own fields
-    and its envelope, already decoded), as the library's mapper makes it."""
-    event = object.__new__(cls)
-    object.__setattr__(event, "__dict__", fields)
-    return event
 
 
 def positions_by_version(app: Application[Any], aggregate_id: UUID) -> dict[int, int] | None:

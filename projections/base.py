@@ -1,22 +1,22 @@
 """What every projection shares: the base class, the records it reads and
 the decoder that makes them.
 
-A projection reads each stored event as a *record*: ``(class, type name,
-key, fields)``, where ``fields`` is what ``vars(event)`` of the domain event
-would be (its own fields, ``originator_id``, ``originator_version``), but
-for the timestamp, kept as the ISO 8601 text it is stored as
-(``datetime.isoformat()``'s). ``EventDecoder`` parses stored notifications
-straight into records, with neither a domain event nor the library's
-mapper: a rebuild (projections/rebuild.py) and a live runner
-(projections/runner.py) both read them so.
+A projection reads each stored event as a *record*, a ``DecodedEvent``:
+``(class, type name, key, fields)``, where ``fields`` is what
+``vars(event)`` of the domain event would be (its own fields,
+``originator_id``, ``originator_version``), but for the timestamp, kept as
+the ISO 8601 text it is stored as (``datetime.isoformat()``'s).
+``EventDecoder`` parses stored notifications straight into records, with
+neither a domain event nor the library's mapper: a rebuild
+(projections/rebuild.py) and a live runner (projections/runner.py) both
+read them so.
 
 Handlers are declared with ``@on(EventClass, ...)`` and called as
 ``handler(self, kind, key, fields, tx, position)``: ``kind`` the event's
 type name, ``key`` its aggregate's id as view keys spell it (``game_key``).
 An event is handled by the handler of the nearest class in its MRO (as
 ``functools.singledispatch`` would choose); an event with none only moves
-the view's position. ``event_of`` makes the domain event a record stands
-for, as the library's mapper would.
+the view's position.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ import contextlib
 import gc
 import itertools
 from collections.abc import Callable, Iterator, Sequence
-from datetime import datetime
 from typing import Any, ClassVar, TypeVar
 from uuid import UUID
 
@@ -35,12 +34,12 @@ from eventsourcing.persistence import JSONTranscoder, Mapper, Notification, Trac
 from eventsourcing.projection import Projection
 from eventsourcing.utils import resolve_topic
 
-from domain.internals import Row, event_from_fields, select_rows
+from domain.internals import Row, select_rows
 from projections.view import Transaction, View
 
 Fields = dict[str, Any]
 # (the event's class, its type name, its aggregate's key, its fields)
-Record = tuple[type[Any], str, str, Fields]
+DecodedEvent = tuple[type[Any], str, str, Fields]
 Handler = Callable[[Any, str, str, Fields, Transaction, int], None]
 
 F = TypeVar("F", bound=Callable[..., None])
@@ -62,10 +61,10 @@ class ViewProjection(Projection[View]):
     """A projection that writes through a ``View``.
 
     ``process_events`` projects records inside the view's open batch (the
-    loop a rebuild spends its time in); ``process_event`` (the library's
-    interface) one domain event, skipped if the view has already projected
-    it (so a replay after a crash is harmless). An event type with no
-    handler only moves the tracking position.
+    loop a rebuild and a live runner spend their time in); an event type
+    with no handler only moves the tracking position. The library's
+    one-domain-event interface, ``process_event``, is refused: every reader
+    of the log here decodes records (``EventDecoder``).
     """
 
     name = ""
@@ -88,17 +87,9 @@ class ViewProjection(Projection[View]):
         self._handlers: dict[type[Any], Handler | None] = {}
 
     def process_event(self, domain_event: Any, tracking: Tracking) -> None:
-        view = self.view
-        if view.is_done(tracking):
-            return
-        cls, kind, key, fields = record_of(domain_event)
-        position = tracking.notification_id
-        with view.transaction(tracking) as tx:
-            handler = self.handler(cls)
-            if handler is not None:
-                handler(self, kind, key, fields, tx, position)
+        raise NotImplementedError(f"{self.name} projects records: process_events")
 
-    def process_events(self, records: Sequence[Record], positions: Sequence[int]) -> None:
+    def process_events(self, records: Sequence[DecodedEvent], positions: Sequence[int]) -> None:
         """Project records inside the view's open batch (``records[i]`` is at
         ``positions[i]``, ascending), skipping those at or below its position.
         Only the records of the classes it handles are visited (``Batch``
@@ -128,7 +119,7 @@ class ViewProjection(Projection[View]):
             raise
         view.batch_position = positions[end - 1]
 
-    def _todo(self, records: Sequence[Record]) -> list[int]:
+    def _todo(self, records: Sequence[DecodedEvent]) -> list[int]:
         """The indexes of the records this projection has a handler for, in order."""
         by_class = records.by_class if type(records) is Batch else Batch.indexes_of(records)
         handlers = self._handlers
@@ -163,7 +154,7 @@ class ViewProjection(Projection[View]):
         return handler
 
 
-class Batch(list[Record]):
+class Batch(list[DecodedEvent]):
     """The records of one batch, with the indexes of each class's records
     (``by_class``): a projection visits only the records it handles."""
 
@@ -174,7 +165,7 @@ class Batch(list[Record]):
         self.by_class: dict[type[Any], list[int]] = {}
 
     @staticmethod
-    def indexes_of(records: Sequence[Record]) -> dict[type[Any], list[int]]:
+    def indexes_of(records: Sequence[DecodedEvent]) -> dict[type[Any], list[int]]:
         by_class: dict[type[Any], list[int]] = {}
         for i, record in enumerate(records):
             by_class.setdefault(record[0], []).append(i)
@@ -201,20 +192,12 @@ def key_of(originator_id: Any) -> str:
     return game_key(originator_id) if type(originator_id) is UUID else str(originator_id)
 
 
-def record_of(event: Any) -> Record:
+def record_of(event: Any) -> DecodedEvent:
     """A domain event as a record."""
     fields = dict(vars(event))
     fields["timestamp"] = event.timestamp.isoformat()
     cls = type(event)
     return cls, cls.__name__, key_of(event.originator_id), fields
-
-
-def event_of(cls: type[Any], fields: Fields) -> Any:
-    """The domain event a record was made from, as the library's mapper
-    makes it (the timestamp a ``datetime`` again)."""
-    made = dict(fields)
-    made["timestamp"] = datetime.fromisoformat(fields["timestamp"])
-    return event_from_fields(cls, made)
 
 
 def _index(
@@ -276,12 +259,6 @@ class EventDecoder:
         self._topics: dict[str, tuple[type[Any], str]] = {}
         # an aggregate id as read (its text, or a UUID's integer) -> (key, UUID)
         self._ids: dict[Any, tuple[str, UUID]] = {}
-
-    def __call__(self, notification: Notification) -> Record:
-        records, error = self.decode(rows_of([notification]), text_ids=False)
-        if error is not None:
-            raise error
-        return records[0]
 
     def decode(
         self, rows: Sequence[Row], *, text_ids: bool = True

@@ -42,7 +42,7 @@ from eventsourcing.persistence import InterfaceError, Notification, OperationalE
 
 from domain.application import Opus
 from domain.internals import Row
-from projections.base import EventDecoder, Record, ViewProjection, rows_of
+from projections.base import DecodedEvent, EventDecoder, ViewProjection, rows_of
 from projections.ports import TrackingConflictError, ViewStore, ViewStoreUnavailableError
 from projections.queries import WAIT_TIMEOUT
 from projections.view import View
@@ -95,7 +95,7 @@ class ProjectionError(Exception):
 def project_batch(
     projection: ViewProjection,
     rows: Sequence[Row],
-    events: list[Record],
+    events: list[DecodedEvent],
     application_name: str,
     decode_error: Exception | None,
     positions: list[int],

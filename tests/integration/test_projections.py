@@ -30,7 +30,7 @@ from domain.simulation import NAMES, play_game
 from domain.table import public_view
 from infra.bootstrap import rebuild_workers
 from infra.settings import Settings
-from projections.base import EventDecoder, event_of, record_of
+from projections.base import EventDecoder, record_of
 from projections.ports import DEFAULT_GENERATION, Changes, TrackingConflictError, namespace
 from projections.queries import Queries
 from projections.rebuild import rebuild
@@ -40,6 +40,7 @@ from projections.scoreboard import Scoreboard
 from projections.view import View
 from tests.conftest import ViewsUnderTest, opener
 from tests.leaks import card_ids
+from tests.slow_path import decoded, event_of, project_event
 
 EXTRA_TABLE_FIELDS = ("game", "version", "position")
 
@@ -390,14 +391,14 @@ def test_an_event_at_or_below_the_tracked_position_is_skipped(
     notifications = app.recorder.select_notifications(0, 10_000)
     projection = Scoreboard(View(views.store, "scoreboard"))
     for n in notifications:  # one transaction per event
-        projection.process_event(decode(n), Tracking("Opus", n.id))
+        project_event(projection, decode(n), Tracking("Opus", n.id))
     once = views.store.dump(namespace("scoreboard", DEFAULT_GENERATION))
     again = Scoreboard(View(views.store, "scoreboard"))
     with again.view.batch():  # replayed in a batch, and one by one
         for n in notifications:
-            again.process_event(decode(n), Tracking("Opus", n.id))
+            project_event(again, decode(n), Tracking("Opus", n.id))
     for n in notifications[-3:]:
-        again.process_event(decode(n), Tracking("Opus", n.id))
+        project_event(again, decode(n), Tracking("Opus", n.id))
     assert views.store.dump(namespace("scoreboard", DEFAULT_GENERATION)) == once
     awards = Queries(views.store).scoreboard(game_id)
     assert awards is not None
@@ -424,11 +425,6 @@ class Failing(Scoreboard):
 
     name = "scoreboard"  # eventsourcing names a Projection subclass after itself
     fail_at = 0
-
-    def process_event(self, domain_event: Any, tracking: Tracking) -> None:
-        if tracking.notification_id == self.fail_at:
-            raise RuntimeError("a bug")
-        super().process_event(domain_event, tracking)
 
     def process_events(self, events: list[Any], positions: list[int]) -> None:
         if self.fail_at in positions:
@@ -554,9 +550,9 @@ def test_decoding_matches_the_library_mapper(app: Opus) -> None:
     library's mapper decodes, and makes that event again."""
     game_id = start_game(app, 3, 91)
     play_moves(app, game_id, 30, seed=91)
-    decode = EventDecoder(app.mapper)
+    decoder = EventDecoder(app.mapper)
     for n in app.recorder.select_notifications(0, 10_000):
-        fast, slow = decode(n), app.mapper.to_domain_event(n)
+        fast, slow = decoded(decoder, n), app.mapper.to_domain_event(n)
         assert fast == record_of(slow)
         cls, kind, key, fields = fast
         assert cls is type(slow) and kind == cls.__name__ and key == str(slow.originator_id)

@@ -5,7 +5,7 @@ parses each stored event straight into a record (``EventDecoder``: no
 domain event, no mapper), committing batches of thousands. Here the same
 log, holding every kind of game and tournament event, is projected also
 through the library's interface, one domain event at a time
-(``process_event``, events made by the library's mapper), and by live
+(``tests.slow_path.project_event``, events made by the library's mapper), and by live
 runners catching up; every view must hold the same bytes, on SQLite views
 and on Redis views. The move log and the scoreboard are also built by their
 former implementations, handlers of domain events (kept below as they
@@ -48,7 +48,6 @@ from domain.tournaments.events import TOURNAMENT_EVENT_TYPES
 from projections.base import (
     EventDecoder,
     ViewProjection,
-    event_of,
     game_key,
     on,
     read_rows,
@@ -69,6 +68,7 @@ from tests.integration.test_projections import (
     stop_all,
     wait_all,
 )
+from tests.slow_path import decoded, event_of, project_event
 
 SPELLS = {"knowledge", "transformation", "destruction", "transmutation"}
 
@@ -134,7 +134,7 @@ def one_event_at_a_time(
     app: Opus, views: ViewsUnderTest, classes: list[type[ViewProjection]], generation: str
 ) -> None:
     """Through the library's interface: domain events made by its mapper,
-    ``process_event`` for each; the first ones in a transaction each, the
+    ``project_event`` for each; the first ones in a transaction each, the
     others in batches of a few (as a live runner's)."""
     notifications = app.recorder.select_notifications(0, 10**6)
     for cls in classes:
@@ -143,11 +143,11 @@ def one_event_at_a_time(
             batch = notifications[start : start + 37]
             if start < 300:
                 for n in batch:
-                    projection.process_event(app.mapper.to_domain_event(n), Tracking("Opus", n.id))
+                    project_event(projection, app.mapper.to_domain_event(n), Tracking("Opus", n.id))
                 continue
             with projection.view.batch():
                 for n in batch:
-                    projection.process_event(app.mapper.to_domain_event(n), Tracking("Opus", n.id))
+                    project_event(projection, app.mapper.to_domain_event(n), Tracking("Opus", n.id))
 
 
 def dumps(views: ViewsUnderTest, generation: str) -> dict[str, Any]:
@@ -285,12 +285,12 @@ def test_what_the_decoder_does_not_parse_itself_goes_through_the_mapper(app: Opu
     }
     for label, variant in variants.items():
         made = stored(app, n, variant)
-        record = decoder(made)
+        record = decoded(decoder, made)
         assert record == record_of(app.mapper.to_domain_event(made)), label
         cls, kind, _, fields = record
         assert type(event_of(cls, fields)) is cls and kind == cls.__name__, label
     timestamps = {
-        label: decoder(stored(app, n, v))[3]["timestamp"] for label, v in variants.items()
+        label: decoded(decoder, stored(app, n, v))[3]["timestamp"] for label, v in variants.items()
     }
     whole = stamp[:19] + "+00:00"
     assert timestamps == {
