@@ -24,7 +24,7 @@ from projections.ports import ViewStore, namespace
 from projections.scoreboard import Scoreboard
 from projections.seats import Seats
 from projections.table import TableView
-from projections.tournaments import Tournaments
+from projections.tournaments import TournamentView
 from projections.view import APPLICATION_NAME
 
 WAIT_TIMEOUT = 5.0
@@ -243,7 +243,7 @@ class Queries:
     ) -> dict[str, Any] | None:
         """A tournament: state, players, rounds with their tables and seals,
         corrections (projections/tournaments.py); None if unknown."""
-        ns = self._ready(Tournaments.name, after, timeout, generation)
+        ns = self._ready(TournamentView.name, after, timeout, generation)
         return self._doc(ns, str(tournament_id))
 
     def standings(
@@ -257,7 +257,7 @@ class Queries:
     ) -> dict[str, Any] | None:
         """The standings now, or as round ``round_``'s close sealed them
         (T9.1); None if there are none."""
-        ns = self._ready(Tournaments.name, after, timeout, generation)
+        ns = self._ready(TournamentView.name, after, timeout, generation)
         key = f"{tournament_id}:standings" + (f":{round_}" if round_ is not None else "")
         return self._doc(ns, key)
 

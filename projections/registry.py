@@ -10,11 +10,11 @@ from projections.move_log import MoveLog
 from projections.scoreboard import Scoreboard
 from projections.seats import Seats
 from projections.table import TableView
-from projections.tournaments import Tournaments
+from projections.tournaments import TournamentView
 
 PROJECTIONS: dict[str, type[ViewProjection]] = {
     cls.name: cls
-    for cls in (TableView, Hands, Scoreboard, MoveLog, Leaderboard, Seats, Tournaments, Lobby)
+    for cls in (TableView, Hands, Scoreboard, MoveLog, Leaderboard, Seats, TournamentView, Lobby)
 }
 
 

@@ -8,10 +8,17 @@ Keys per tournament:
   penalties with their reasons, the finish; version and position;
 - ``<t>:standings``: the standings now (T6.2 rows, their digest);
 - ``<t>:standings:<r>``: the standings sealed by round r's RoundClosed;
-- ``<t>:model`` (never served): the tournament's events in their public
-  form, from which the domain's ``TournamentState`` is evolved again when
-  this process has not kept it. Round 1's seed is kept with them: T6.1's
-  last tie-break needs it, and the read side never holds the secret.
+- ``<t>:events`` (a list, never served): the tournament's events in their
+  public form, one appended per event, from which the domain's
+  ``TournamentState`` is folded again when this process does not hold it
+  (with ``<t>``'s version and position). Round 1's seed is kept with them:
+  T6.1's last tie-break needs it, and the read side never holds the secret.
+
+The folded state (``TournamentModel``) is held in the view's cache under
+``<t>:model`` and never written: a batch writes its new events and the two
+documents, never the events before them. A store written before the list
+keeps the events in a ``<t>:model`` document; the first event after
+reading it moves them into the list and deletes the document.
 
 The documents are computed from ``TournamentState`` (domain/tournaments/
 state.py), the model the aggregate and the verifier evolve too, once per
@@ -20,6 +27,7 @@ batch, when it commits.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from domain.disclosure import PUBLIC, disclose
@@ -33,39 +41,59 @@ Doc = dict[str, Any]
 
 
 class TournamentModel:
-    """The tournament's public events and the state they evolve."""
+    """A tournament's state folded from its public events, and the events the
+    documents show as they are: the creation, each round's pairing and
+    seal, the corrections and penalties, the finish."""
 
-    __slots__ = ("events", "position", "state", "tournament", "version")
+    __slots__ = (
+        "corrections",
+        "created",
+        "finished",
+        "paired",
+        "position",
+        "seals",
+        "state",
+        "tournament",
+        "version",
+    )
 
-    def __init__(self, tournament: str, created: Doc) -> None:
+    def __init__(self, tournament: str, created: Doc, position: int = 0) -> None:
         self.tournament = tournament
-        self.events: list[Doc] = [created]
+        self.created = created
         self.state = TournamentState.from_created(created)
+        self.paired: dict[int, Doc] = {}  # round -> its (first) RoundPaired
+        self.seals: dict[int, Doc] = {}  # round -> its (last) RoundClosed
+        self.finished: Doc | None = None  # the (first) TournamentFinished
+        self.corrections: list[Doc] = []  # ResultCorrected and PenaltyGiven, in order
         self.version = 1
-        self.position = 0
+        self.position = position
 
     def add(self, event: Doc, version: int, position: int) -> None:
-        self.events.append(event)
         self.state.evolve(event["type"], event)
+        kind = event["type"]
+        if kind == "RoundPaired":
+            self.paired.setdefault(event["round"], event)
+        elif kind == "RoundClosed":
+            self.seals[event["round"]] = event
+        elif kind == "TournamentFinished":
+            if self.finished is None:
+                self.finished = event
+        elif kind in ("ResultCorrected", "PenaltyGiven"):
+            self.corrections.append(event)
         self.version = version
         self.position = position
 
-    def to_json(self) -> Doc:
-        return {
-            "tournament": self.tournament,
-            "events": self.events,
-            "version": self.version,
-            "position": self.position,
-        }
-
     @classmethod
-    def from_json(cls, doc: Doc) -> TournamentModel:
-        model = cls(doc["tournament"], doc["events"][0])
-        for event in doc["events"][1:]:
-            model.events.append(event)
-            model.state.evolve(event["type"], event)
-        model.version = doc["version"]
-        model.position = doc["position"]
+    def folded(
+        cls, tournament: str, events: Iterable[Doc], version: int, position: int
+    ) -> TournamentModel:
+        """The model of the events stored (the first the creation), at the
+        version and position ``<t>`` records."""
+        stream = iter(events)
+        model = cls(tournament, next(stream))
+        for event in stream:
+            model.add(event, version, position)
+        model.version, model.position = version, position
         return model
 
 
@@ -109,9 +137,8 @@ def tournament_doc(model: TournamentModel) -> Doc:
     """What everyone may see of a tournament (T1.2: every figure re-derivable)."""
     state = model.state
     names = {r.number: r.name for r in state.registrations}
-    created = model.events[0]
-    seals = {e["round"]: e for e in model.events if e["type"] == "RoundClosed"}
-    finished = next((e for e in model.events if e["type"] == "TournamentFinished"), None)
+    created = model.created
+    finished = model.finished
     return {
         "tournament": model.tournament,
         "name": state.name,
@@ -145,10 +172,10 @@ def tournament_doc(model: TournamentModel) -> Doc:
                     for seat in round_.tables
                 ],
                 "byes": list(round_.byes),
-                "objective": _paired(model, round_.number)["objective"],
-                "procedure": _paired(model, round_.number)["procedure"],
+                "objective": model.paired[round_.number]["objective"],
+                "procedure": model.paired[round_.number]["procedure"],
                 "closed": round_.closed,
-                "seal": _seal(seals.get(round_.number)),
+                "seal": _seal(model.seals.get(round_.number)),
             }
             for round_ in state.rounds
         ],
@@ -158,17 +185,12 @@ def tournament_doc(model: TournamentModel) -> Doc:
                 for k in ("type", "game", "player", "places", "points", "reason", "by")
                 if k in e
             }
-            for e in model.events
-            if e["type"] in ("ResultCorrected", "PenaltyGiven")
+            for e in model.corrections
         ],
         "finished": {"standings": finished["standings"]} if finished else None,
         "version": model.version,
         "position": model.position,
     }
-
-
-def _paired(model: TournamentModel, round_: int) -> Doc:
-    return next(e for e in model.events if e["type"] == "RoundPaired" and e["round"] == round_)
 
 
 def _result(state: TournamentState, game: Any) -> Doc | None:
@@ -190,22 +212,21 @@ def _seal(event: Doc | None) -> Doc | None:
     return {"heads": event["heads"], "root": event["root"], "standings": event["standings"]}
 
 
-class Tournaments(ViewProjection):
+class TournamentView(ViewProjection):
     name = "tournaments"
 
     @on(TournamentCreated)
     def _created(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
-        model = TournamentModel(key, self._public(kind, p))
-        model.position = position
-        self._write(tx, key, model)
+        event = self._public(kind, p)
+        tx.append(f"{key}:events", event)
+        self._write(tx, key, TournamentModel(key, event, position))
 
     @on(TournamentEvent)
     def _event(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
-        stored = tx.peek(f"{key}:model")
-        if stored is None:
-            raise KeyError(f"no tournament {key}: its TournamentCreated was never projected")
-        model = stored if type(stored) is TournamentModel else TournamentModel.from_json(stored)
-        model.add(self._public(kind, p), p["originator_version"], position)
+        model = self._model(tx, key)
+        event = self._public(kind, p)
+        tx.append(f"{key}:events", event)
+        model.add(event, p["originator_version"], position)
         self._write(tx, key, model)
 
     @on(RoundClosed)
@@ -215,6 +236,28 @@ class Tournaments(ViewProjection):
         model: TournamentModel = tx.peek(f"{key}:model")
         rows = model.state.standings(p["round"])
         tx.put(f"{key}:standings:{p['round']}", standings_doc(rows, round_=p["round"]))
+
+    @staticmethod
+    def _model(tx: Transaction, key: str) -> TournamentModel:
+        """The tournament's model: held, or folded again from its stored
+        events (from the list, or from a former ``<t>:model`` document,
+        whose events then move into the list)."""
+        held = tx.peek(f"{key}:model")
+        if type(held) is TournamentModel:
+            return held
+        if held is not None:  # written before the list: {tournament, events, version, position}
+            events = held["events"]
+            model = TournamentModel.folded(key, events, held["version"], held["position"])
+            tx.rewrite(f"{key}:events", events)
+            tx.delete(f"{key}:model")
+        else:
+            events = tx.items(f"{key}:events")
+            doc = tx.peek(key)
+            if not events or doc is None:
+                raise KeyError(f"no tournament {key}: its TournamentCreated was never projected")
+            model = TournamentModel.folded(key, events, doc["version"], doc["position"])
+        tx.keep(f"{key}:model", model)
+        return model
 
     @staticmethod
     def _public(kind: str, p: Fields) -> Doc:
@@ -227,6 +270,6 @@ class Tournaments(ViewProjection):
 
     @staticmethod
     def _write(tx: Transaction, key: str, model: TournamentModel) -> None:
-        tx.put(f"{key}:model", model)
+        tx.keep(f"{key}:model", model)
         tx.put(key, TournamentDoc(model))
         tx.put(f"{key}:standings", StandingsDoc(model))

@@ -10,7 +10,9 @@ commit per few hundred events and live events still land at once.
 Documents read by a projection are kept (decoded) across batches: the view
 is its namespace's only writer, and the tracking compare-and-set on every
 commit proves it, so a cached document can only be stale after a failed
-commit, when the whole cache is dropped.
+commit, when the whole cache is dropped. A projection may also keep there
+what it folds from its own values (``Transaction.keep``: never written,
+dropped with the rest) and read its lists back (``Transaction.items``).
 """
 
 from __future__ import annotations
@@ -91,6 +93,13 @@ class Transaction:
         self._dirty.add(key)
         self._deleted.discard(key)
 
+    def keep(self, key: str, value: Any) -> None:
+        """Hold ``value`` under ``key`` for the batches to come, never writing
+        it: state a projection folds from what it has written, so that it can
+        fold it again when the cache has dropped it (a failed commit, a
+        full cache, another process)."""
+        self._view.cache(key, value)
+
     def delete(self, key: str) -> None:
         self._view.cache(key, _ABSENT)
         self._dirty.discard(key)
@@ -116,6 +125,18 @@ class Transaction:
         """The list becomes ``values``; appends later in the batch follow them."""
         change = self.lists[key] = ListChange(cleared=True)
         change.appended.extend(dumps(value) for value in values)
+
+    def items(self, key: str) -> list[Any]:
+        """The list under ``key`` as the store holds it with this batch's
+        changes applied, decoded (a projection folding its own list again)."""
+        change = self.lists.get(key)
+        texts = [] if change is not None and change.cleared else self._view.items(key)
+        if change is not None:
+            texts.extend(change.appended)
+            for index, value in change.replaced.items():
+                if index < len(texts):
+                    texts[index] = value
+        return [orjson.loads(text) for text in texts]
 
     def incr(self, key: str, member: str, amount: int) -> None:
         members = self.zsets.setdefault(key, {})
@@ -193,6 +214,10 @@ class View(TrackingRecorder):
 
     def cache(self, key: str, value: Any) -> None:
         self._docs[key] = value
+
+    def items(self, key: str) -> list[str]:
+        """A list as committed."""
+        return self.store.items(self.ns, key)
 
     # ---- writes -----------------------------------------------------------------
 

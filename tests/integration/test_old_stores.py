@@ -24,13 +24,15 @@ from api.cli import main
 from domain.bots import BOTS
 from domain.pipeline import Caller
 from domain.simulation import TournamentRun, play_on
-from infra.bootstrap import open_application, projection_runner
+from infra.bootstrap import open_application, open_views, projection_runner
 from infra.settings import Settings
+from projections.ports import namespace
 from projections.registry import PROJECTIONS
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 FIXTURE = FIXTURES / "store-before-table-model.tar.gz"
 TOURNAMENTS = FIXTURES / "store-with-tournaments.tar.gz"
+FINISHED_TOURNAMENT = UUID("54c26ff9-ca2c-415c-8ead-be447689adbf")  # simulated with seed 3
 RUNNING_TOURNAMENT = UUID("a8622db3-380f-4f95-9634-92426448ddaa")  # simulated with seed 4
 HALF_PLAYED = UUID("870c6a56-9034-522a-a88a-a89cb8caf83d")  # its round 1's second game
 RUNNING = UUID("b43eaab2-539c-4a90-a343-63706459486e")  # seats' token hashes "000…", "111…"
@@ -99,8 +101,20 @@ def test_a_store_with_tournaments_from_before_plays_on_to_the_finish_and_verifie
     state = app.tournaments.get(RUNNING_TOURNAMENT).state
     assert state.status == "finished" and state.paired == 2
     assert HALF_PLAYED in state.results and app.state(HALF_PLAYED).status == "ended"
+    version = app.tournaments.get(RUNNING_TOURNAMENT).version
     project_all(settings, app.recorder.max_notification_id() or 0)
     app.close()
+    # The tournaments view kept each tournament's events in a document; the
+    # running one's next event moved them into its list, the finished one's
+    # stay until the upgrade step (README) builds the view again.
+    views = open_views(settings)
+    ns = namespace("tournaments", views.active_generation("tournaments"))
+    assert views.get(ns, f"{RUNNING_TOURNAMENT}:model") is None
+    assert len(views.items(ns, f"{RUNNING_TOURNAMENT}:events")) == version
+    assert views.get(ns, f"{FINISHED_TOURNAMENT}:model") is not None
+    views.close()
+    rebuilt = CliRunner().invoke(main, ["rebuild", "tournaments", "--blue-green"])
+    assert rebuilt.exit_code == 0, rebuilt.output
     verified = CliRunner().invoke(main, ["verify"])
     assert verified.exit_code == 0, verified.output
     assert "2 tournaments verified, 0 failed" in verified.output
