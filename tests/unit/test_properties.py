@@ -12,6 +12,7 @@ import random
 from collections import Counter
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -94,6 +95,7 @@ def assert_invariants(app: Opus, game_id: Any) -> None:
 NO_SHRINK = [Phase.explicit, Phase.reuse, Phase.generate]
 
 
+@pytest.mark.slow
 @settings(
     max_examples=40,
     deadline=None,

@@ -209,6 +209,7 @@ def test_T4_2_without_the_cap_the_travelling_case_ends_at_table_1(
     assert tables[0][0] == 1
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(swap_cases())
 def test_T4_2_swap_1_equals_the_reference(
