@@ -16,9 +16,10 @@ Keys per tournament:
 
 The folded state (``TournamentModel``) is held in the view's cache under
 ``<t>:model`` and never written: a batch writes its new events and the two
-documents, never the events before them. A store written before the list
-keeps the events in a ``<t>:model`` document; the first event after
-reading it moves them into the list and deletes the document.
+documents, never the events before them. A view written before the list
+keeps a tournament's events in a ``<t>:model`` document; the tournament's
+next event moves them into the list and deletes the document (README:
+Upgrading).
 
 The documents are computed from ``TournamentState`` (domain/tournaments/
 state.py), the model the aggregate and the verifier evolve too, once per

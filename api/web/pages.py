@@ -59,7 +59,7 @@ from api.identity import new_token
 from api.runtime import services
 from api.web import i18n, present
 from api.web.i18n import LANG_COOKIE, LANGS, card_info, negotiate, text
-from api.web.replay import ReplayError, Step, check_records, parse_export, step, verdict
+from api.web.replay import Replay, ReplayCache, ReplayError, Step, check_records
 from api.web.session import (
     CSRF_FIELD,
     csrf_ok,
@@ -71,7 +71,6 @@ from api.web.session import (
     seat_cookie,
     seat_hash,
 )
-from domain.audit import Record, Verdict
 from domain.engine import MAX_CONTRIBUTION
 from domain.errors import (
     GameNotFoundError,
@@ -105,7 +104,6 @@ CSP = (
     "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 )
 REPLAY_MAX_BYTES = 4 * 1024 * 1024  # an uploaded export (a whole game's is about 100 KiB)
-REPLAY_CACHE = 32  # finished games' exports kept parsed, per process
 # the views one table page reads, waited for together with ``after=``
 TABLE_VIEWS = ("table", "scoreboard", "seats", "hands", "lobby")
 
@@ -523,31 +521,26 @@ def parse_version(raw: Any) -> int | None:
 # ---- the replay ------------------------------------------------------------------------------
 
 
-REPLAYS_LOCK = threading.Lock()
+def replays() -> ReplayCache:
+    """This app's replays: a finished game's, parsed, verified and walked
+    once (an ended game's log never changes), and uploads', by digest."""
+    cache: ReplayCache = current_app.extensions.setdefault("opus_web_replays", ReplayCache())
+    return cache
 
 
-def stored_records(game_id: UUID) -> tuple[list[Record], Verdict]:
-    """A finished game's export, parsed and verified once per process (an
-    ended game's log never changes)."""
-    cache: OrderedDict[UUID, tuple[list[Record], Verdict]] = current_app.extensions.setdefault(
-        "opus_web_replays", OrderedDict()
-    )
-    with REPLAYS_LOCK:
-        if game_id in cache:
-            cache.move_to_end(game_id)
-            return cache[game_id]
-    records = game_export(services().opus, game_id)
-    if not records:
-        raise GameNotFoundError(f"no game {game_id}")
-    try:
-        found = (check_records(list(records)), verdict(records))
-    except ReplayError as e:
-        raise PageError(409, str(e)) from None
-    with REPLAYS_LOCK:
-        cache[game_id] = found
-        while len(cache) > REPLAY_CACHE:
-            cache.popitem(last=False)
-    return found
+def stored_replay(game_id: UUID) -> Replay:
+    def make() -> Replay:
+        records = game_export(services().opus, game_id)
+        if not records:
+            raise GameNotFoundError(f"no game {game_id}")
+        try:
+            replay = Replay(check_records(list(records)))
+        except ReplayError as e:
+            raise PageError(409, str(e)) from None
+        replay.verdict()
+        return replay
+
+    return replays().get(("stored", game_id), make)
 
 
 def step_arg(default: int) -> int:
@@ -555,8 +548,8 @@ def step_arg(default: int) -> int:
     return int(raw) if raw.isdigit() and len(raw) <= 9 else default
 
 
-def replay_context(records: list[Record], n: int) -> dict[str, Any]:
-    at: Step = step(records, n)
+def replay_context(replay: Replay, n: int) -> dict[str, Any]:
+    at: Step = replay.step(n)
     awards: dict[int, list[dict[str, Any]]] = {}
     for award in at.awards:
         awards.setdefault(award["seat"], []).append(award)
@@ -572,15 +565,15 @@ def replay_context(records: list[Record], n: int) -> dict[str, Any]:
 
 @blp.get("/replay/<uuid:game_id>")
 def replay(game_id: UUID) -> str:
-    records, checked = stored_records(game_id)
-    context = replay_context(records, step_arg(len(records)))
-    return render_template("web/replay.html", verdict=checked, stored=True, **context)
+    stored = stored_replay(game_id)
+    context = replay_context(stored, step_arg(stored.total))
+    return render_template("web/replay.html", verdict=stored.verdict(), stored=True, **context)
 
 
 @blp.get("/replay/<uuid:game_id>/view")
 def replay_view(game_id: UUID) -> str:
-    records, _ = stored_records(game_id)
-    return render_template("web/_replay_step.html", **replay_context(records, step_arg(1)))
+    context = replay_context(stored_replay(game_id), step_arg(1))
+    return render_template("web/_replay_step.html", **context)
 
 
 @blp.get("/replay")
@@ -598,18 +591,17 @@ def replay_upload() -> Any:
     if upload is None:
         raise PageError(422, "export: choose an export file")
     try:
-        content = upload.read().decode("utf-8")
-        records = parse_export(content.splitlines())
+        uploaded = replays().uploaded(upload.read())
     except (UnicodeDecodeError, ReplayError) as e:
         if request.form.get("part") == "view":
             raise PageError(422, str(e)) from None
         games = services().views.lobby()["ended"]
         page = render_template("web/replay_upload.html", games=games, problem=str(e))
         return page, 422
-    context = replay_context(records, step_arg(len(records)))
+    context = replay_context(uploaded, step_arg(uploaded.total))
     if request.form.get("part") == "view":
         return render_template("web/_replay_step.html", **context)
-    checked = verdict(records)
+    checked = uploaded.verdict()
     return render_template("web/replay.html", verdict=checked, stored=False, **context)
 
 

@@ -10,12 +10,24 @@ events: ``domain.table.PublicTable`` evolved with each event's public form
 R9.3, so its hands are shown too, from ``domain.hands.evolve_hands``).
 The scores at step n are the PointsAwarded among those events, each with
 the step of the event that earned it.
+
+A ``Replay`` walks the game once when it is made and keeps a copy of the
+table and hands every ``SNAPSHOT_EVERY`` steps: a step is the nearest copy
+before it, copied again and evolved by fewer than ``SNAPSHOT_EVERY`` events,
+whatever the game's length. ``ReplayCache`` keeps the last replays made (a
+stored game's by its id, an upload's by the digest of its bytes), so that
+stepping through a game makes its replay once.
 """
 
 from __future__ import annotations
 
+import bisect
+import hashlib
 import json
-from collections.abc import Iterable, Sequence
+import pickle
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +38,8 @@ from domain.hands import evolve_hands
 from domain.table import PublicTable
 
 WINDOW = 6  # log lines shown on each side of the step
+SNAPSHOT_EVERY = 16  # steps between the copies a replay keeps
+REPLAYS = 32  # replays kept per process (ReplayCache)
 
 
 class ReplayError(ValueError):
@@ -86,7 +100,7 @@ class Step:
     rules: dict[str, Any]
 
 
-class Hands:
+class RevealedHands:
     """The hands as the whole (revealed) events move them (a HandZone)."""
 
     def __init__(self) -> None:
@@ -107,46 +121,117 @@ def entry_of(record: Record) -> dict[str, Any]:
     return {"version": record.version, "event": record.type, **shown}
 
 
-def step(records: Sequence[Record], n: int) -> Step:
-    """The table, hands and scores after the first ``n`` events (clamped to
-    the game's length; step 1 is its creation)."""
-    total = len(records)
-    n = max(1, min(n, total))
-    created = entry_of(records[0])
-    table = PublicTable(commitment=created["commitment"])
-    hands = Hands()
-    awards: list[dict[str, Any]] = []
-    for record in records[1:n]:
-        entry = entry_of(record)
+def award_of(entry: dict[str, Any], version: int) -> dict[str, Any]:
+    """A PointsAwarded entry as the scoreboard keeps it."""
+    return {
+        "seat": entry["player"],
+        "points": entry["points"],
+        "rule": entry["rule"],
+        "cause": entry["cause"],
+        "cause_version": entry["cause_version"],
+        "version": version,
+    }
+
+
+class Replay:
+    """A finished game's steps (its records, as ``check_records`` passes
+    them). Made in one walk through the game, keeping the table and the
+    hands after step 1, 1 + k, 1 + 2k… (k = ``every``); read-only after,
+    so threads may step through it together."""
+
+    def __init__(self, records: Sequence[Record], every: int = SNAPSHOT_EVERY) -> None:
+        if every < 1:
+            raise ValueError("a replay keeps a copy every step at most")
+        self.records = records
+        self.every = every
+        self.total = len(records)
+        self.game = records[0].aggregate_id
+        self.entries = [entry_of(record) for record in records]  # the move log's, by step - 1
+        created = self.entries[0]
+        self.rules = {k: created[k] for k in ("draw", "guild", "stage_points")}
+        # the scores' awards in order, and the version of each
+        self.awards: list[dict[str, Any]] = []
+        self.award_versions: list[int] = []
+        table, hands = PublicTable(commitment=created["commitment"]), RevealedHands()
+        # the table and hands after step 1, 1 + k…, pickled: made in this
+        # process, never read from outside it; unpickling copies them about
+        # seven times as fast as copy.deepcopy
+        self.snapshots: list[bytes] = []
+        for i in range(1, self.total):
+            if (i - 1) % every == 0:  # the game after its first i events
+                self.snapshots.append(pickle.dumps((table, hands), pickle.HIGHEST_PROTOCOL))
+            self._apply(table, hands, i)
+            if records[i].type == "PointsAwarded":
+                self.awards.append(award_of(self.entries[i], records[i].version))
+                self.award_versions.append(records[i].version)
+        if (self.total - 1) % every == 0:
+            self.snapshots.append(pickle.dumps((table, hands), pickle.HIGHEST_PROTOCOL))
+        self._verdict: Verdict | None = None
+
+    def _apply(self, table: PublicTable, hands: RevealedHands, i: int) -> None:
+        """Evolve the table and the hands by the game's event ``i`` (0-based)."""
+        record, entry = self.records[i], self.entries[i]
         table.evolve(record.type, entry)
         if record.type == "GameStarted":
             hands.cards = [[] for _ in table.names]
         evolve_hands(hands, record.type, entry)
-        if record.type == "PointsAwarded":
-            awards.append(
-                {
-                    "seat": entry["player"],
-                    "points": entry["points"],
-                    "rule": entry["rule"],
-                    "cause": entry["cause"],
-                    "cause_version": entry["cause_version"],
-                    "version": record.version,
-                }
-            )
-    window = range(max(0, n - 1 - WINDOW), min(total, n + WINDOW))
-    return Step(
-        game=records[0].aggregate_id,
-        n=n,
-        total=total,
-        table=table.to_doc(),
-        stacks={stack: list(cards) for stack, cards in table.cabinet.items()},
-        hands=hands.cards,
-        awards=awards,
-        entries=[entry_of(records[i]) for i in window],
-        rules={k: created[k] for k in ("draw", "guild", "stage_points")},
-    )
+
+    def step(self, n: int) -> Step:
+        """The table, hands and scores after the first ``n`` events (clamped
+        to the game's length; step 1 is its creation)."""
+        total = self.total
+        n = max(1, min(n, total))
+        kept = (n - 1) // self.every
+        table, hands = pickle.loads(self.snapshots[kept])
+        for i in range(1 + kept * self.every, n):
+            self._apply(table, hands, i)
+        window = range(max(0, n - 1 - WINDOW), min(total, n + WINDOW))
+        return Step(
+            game=self.game,
+            n=n,
+            total=total,
+            table=table.to_doc(),
+            stacks={stack: list(cards) for stack, cards in table.cabinet.items()},
+            hands=hands.cards,
+            awards=self.awards[: bisect.bisect_right(self.award_versions, n)],
+            entries=[self.entries[i] for i in window],
+            rules=self.rules,
+        )
+
+    def verdict(self) -> Verdict:
+        """``opus verify``'s verdict on the records (made once)."""
+        if self._verdict is None:
+            self._verdict = verify_game(self.records)
+        return self._verdict
 
 
-def verdict(records: Sequence[Record]) -> Verdict:
-    """``opus verify``'s verdict on the export (chain, every move re-judged)."""
-    return verify_game(records)
+class ReplayCache:
+    """The last ``size`` replays made, by key (least recently used out)."""
+
+    def __init__(self, size: int = REPLAYS) -> None:
+        self.size = size
+        self._replays: OrderedDict[Hashable, Replay] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, make: Callable[[], Replay]) -> Replay:
+        """The replay under ``key``, made by ``make`` (outside the lock) if
+        it is not kept."""
+        with self._lock:
+            replay = self._replays.get(key)
+            if replay is not None:
+                self._replays.move_to_end(key)
+                return replay
+        replay = make()
+        with self._lock:
+            self._replays[key] = replay
+            while len(self._replays) > self.size:
+                self._replays.popitem(last=False)
+        return replay
+
+    def uploaded(self, content: bytes) -> Replay:
+        """The replay of an uploaded export, by the digest of its bytes;
+        ReplayError (or UnicodeDecodeError) if it is not one finished game's."""
+        digest = hashlib.sha256(content).hexdigest()
+        return self.get(
+            ("upload", digest), lambda: Replay(parse_export(content.decode("utf-8").splitlines()))
+        )
