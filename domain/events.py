@@ -64,7 +64,7 @@ class TournamentGameCreated(GameCreated):
 
 class ChainedEvent(Aggregate.Event):
     """An event of a chained aggregate (domain/chained.py): a Game's, or a
-    Tournament's (domain/tournaments/events.py). It hands its own fields to
+    Tournament's (``TournamentEvent``). It hands its own fields to
     the aggregate's ``state.evolve``, then the aggregate notes its chain
     value and command."""
 
