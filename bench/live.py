@@ -190,7 +190,7 @@ async def read_chunk(reader: asyncio.StreamReader) -> bytes | None:
 
 
 @dataclass
-class View:
+class SeatView:
     """What one seat knows of its game: what its stream has delivered."""
 
     version: int = 0
@@ -217,7 +217,7 @@ class View:
                 await self.changed.wait()
 
 
-async def follow(host: str, port: int, game_id: str, token: str, view: View) -> None:
+async def follow(host: str, port: int, game_id: str, token: str, view: SeatView) -> None:
     """Read the game's event stream into ``view`` until the game ends."""
     reader, writer = await asyncio.open_connection(host, port)
     try:
@@ -264,7 +264,7 @@ class Slot:
 
     target: int
     done: int = 0
-    moves: list[tuple[View, float, int]] = field(default_factory=list)  # other's view, t0, v
+    moves: list[tuple[SeatView, float, int]] = field(default_factory=list)  # other's view, t0, v
     games: int = 0
     failures: list[str] = field(default_factory=list)
 
@@ -273,7 +273,7 @@ async def seat_plays(
     api: Connection,
     game_id: str,
     me: int,
-    views: tuple[View, View],
+    views: tuple[SeatView, SeatView],
     start: int,
     slot: Slot,
     rng: random.Random,
@@ -341,7 +341,7 @@ async def play_game(layout: Layout, slot: Slot, rng: random.Random) -> None:
         await organiser.close()
     slot.games += 1
     start = int(started["version"])
-    views = (View(), View())
+    views = (SeatView(), SeatView())
     streams = [
         asyncio.create_task(follow(stream_host, stream_port, game_id, tokens[k], views[k]))
         for k in (0, 1)
@@ -381,7 +381,7 @@ def host_port(base: str) -> tuple[str, int]:
 
 
 @dataclass
-class Result:
+class OpusResult:
     moves: int
     seconds: float
     latencies: list[float]  # ms
@@ -399,7 +399,7 @@ class Result:
         return percentile(self.latencies, q) if self.latencies else float("nan")
 
 
-async def opus_run(layout: Layout, games: int, moves: int, seed: int) -> Result:
+async def opus_run(layout: Layout, games: int, moves: int, seed: int) -> OpusResult:
     slots = [Slot(moves) for _ in range(games)]
     cpu_before = os.times()
     started = time.perf_counter()
@@ -414,7 +414,7 @@ async def opus_run(layout: Layout, games: int, moves: int, seed: int) -> Result:
         for other, t0, version in s.moves
         if version in other.arrived  # else the slot has a failure
     ]
-    return Result(
+    return OpusResult(
         moves=sum(s.done for s in slots),
         seconds=seconds,
         latencies=latencies,
@@ -639,7 +639,7 @@ def wait_listening(port: int, process: subprocess.Popen[bytes]) -> None:
 # ---- the report ------------------------------------------------------------------------
 
 
-def report_round(k: int, opus: Result, peer: PeerResult | None) -> None:
+def report_round(k: int, opus: OpusResult, peer: PeerResult | None) -> None:
     p50, p99 = opus.quantile(0.5), opus.quantile(0.99)
     print(f"--- round {k}")
     print(
@@ -671,7 +671,7 @@ def report_round(k: int, opus: Result, peer: PeerResult | None) -> None:
         )
 
 
-def report_summary(opus: list[Result], peers: list[PeerResult]) -> None:
+def report_summary(opus: list[OpusResult], peers: list[PeerResult]) -> None:
     if len(opus) < 2:
         return
     print("--- median over rounds")
@@ -715,7 +715,7 @@ def main() -> None:
         if peer_dir is not None:
             peer_run(peer_dir, WARMUP_GAMES, WARMUP_MOVES)
         roots = {name: p.pid for name, p in layout.processes.items()}
-        opus_results: list[Result] = []
+        opus_results: list[OpusResult] = []
         peer_results: list[PeerResult] = []
         for k in range(1, args.rounds + 1):
             cpu: dict[str, float] = {}

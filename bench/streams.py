@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 from bench.layout import Layout, add_arguments, production  # noqa: E402
 from tests.moves_http import move_request  # noqa: E402
 
-__all__ = ["Game", "Layout", "Streams", "production"]
+__all__ = ["HttpGame", "Layout", "Streams", "production"]
 
 PROBE_TIMEOUT = 5.0  # a /healthz or a move slower than this counts as failed
 
@@ -165,7 +165,7 @@ def _nofile(needed: int) -> tuple[int, int]:
 # ---- the load: moves and health probes --------------------------------------------------
 
 
-class Game:
+class HttpGame:
     """A two-player game played over HTTP, whoever's turn it is."""
 
     def __init__(self, http: requests.Session, base: str) -> None:
@@ -243,15 +243,15 @@ def own_games(base: str, seed: int, until: float, pace: float, sample: Sample) -
     """A client playing its own games as moves come, a new one when one ends."""
     rng = random.Random(seed)
     http = requests.Session()
-    game = Game(http, base)
+    game = HttpGame(http, base)
     while time.monotonic() < until:
         game.move(rng, sample.moves, sample.failures)
         if game.over:
-            game = Game(http, base)
+            game = HttpGame(http, base)
         time.sleep(pace)
 
 
-def watched_games(games: list[Game], until: float, pace: float, sample: Sample) -> None:
+def watched_games(games: list[HttpGame], until: float, pace: float, sample: Sample) -> None:
     """Moves in the watched games in turn: each is fanned out to their streams."""
     rng = random.Random(0)
     k = 0
@@ -263,7 +263,7 @@ def watched_games(games: list[Game], until: float, pace: float, sample: Sample) 
         time.sleep(pace)
 
 
-def measure(layout: Layout, watched: list[Game], args: argparse.Namespace) -> Sample:
+def measure(layout: Layout, watched: list[HttpGame], args: argparse.Namespace) -> Sample:
     sample = Sample()
     until = time.monotonic() + args.seconds
     threads = [
@@ -330,7 +330,7 @@ def main() -> None:
 
     with production(args) as layout:
         http = requests.Session()
-        watched = [Game(http, layout.api) for _ in range(args.watched)]
+        watched = [HttpGame(http, layout.api) for _ in range(args.watched)]
         baseline = measure(layout, watched, args)
 
         paths = [f"/games/{watched[k % len(watched)].id}/events" for k in range(args.streams)]

@@ -68,7 +68,7 @@ def play_mixed(app: Opus, spec: GameSpec, seed: int, moves: int | None = None) -
 
 
 @dataclass
-class Seat:
+class OracleSeat:
     game: str
     seat: int
     name: str
@@ -84,7 +84,7 @@ class Seat:
 
 
 @dataclass
-class Game:
+class OracleGame:
     game: str
     draw: str
     guild: bool
@@ -95,27 +95,28 @@ class Game:
     position: int
     tournament: str | None
     round: int | None
-    seats: list[Seat] = field(default_factory=list)
+    seats: list[OracleSeat] = field(default_factory=list)
 
 
 @dataclass
-class Log:
-    games: list[Game] = field(default_factory=list)
-    awards: list[tuple[Game, Mapping[str, Any], Mapping[str, Any] | None]] = field(
+class OracleLog:
+    games: list[OracleGame] = field(default_factory=list)
+    awards: list[tuple[OracleGame, Mapping[str, Any], Mapping[str, Any] | None]] = field(
         default_factory=list
     )  # (game, award, its cause's payload)
-    assemblies: list[tuple[Game, Mapping[str, Any]]] = field(default_factory=list)
-    fills: list[tuple[Game, str, Mapping[str, Any]]] = field(default_factory=list)  # placed/cast
+    assemblies: list[tuple[OracleGame, Mapping[str, Any]]] = field(default_factory=list)
+    # placed and cast
+    fills: list[tuple[OracleGame, str, Mapping[str, Any]]] = field(default_factory=list)
     results: dict[str, tuple[int, list[int]]] = field(default_factory=dict)  # game -> latest
 
 
-def read_log(records: Iterable[Record]) -> Log:
+def read_log(records: Iterable[Record]) -> OracleLog:
     """Group the records by aggregate and read every ended game and every
     tournament result."""
     groups: dict[str, list[Record]] = defaultdict(list)
     for record in records:
         groups[record.aggregate_id].append(record)
-    log = Log()
+    log = OracleLog()
     for aggregate, group in groups.items():
         group.sort(key=lambda r: r.version)
         if group[0].type == "TournamentCreated":
@@ -133,7 +134,7 @@ def player_id(token_hash: str, name: str) -> str:
     return hashlib.sha256(identity.encode()).hexdigest()[:16]
 
 
-def _read_game(game_id: str, records: Sequence[Record], log: Log) -> None:
+def _read_game(game_id: str, records: Sequence[Record], log: OracleLog) -> None:
     created = records[0].payload or {}
     state = GameState(
         commitment=created["commitment"],
@@ -162,7 +163,7 @@ def _read_game(game_id: str, records: Sequence[Record], log: Log) -> None:
     end = records[-1]
     ended = end.payload or {}
     players = len(state.names)
-    game = Game(
+    game = OracleGame(
         game=game_id,
         draw=created["draw"],
         guild=created["guild"],
@@ -188,7 +189,7 @@ def _read_game(game_id: str, records: Sequence[Record], log: Log) -> None:
         contribution = contributions[s]
         bot = contribution.split(":")[1] if contribution.startswith("bot:") else None
         game.seats.append(
-            Seat(
+            OracleSeat(
                 game=game_id,
                 seat=s,
                 name=state.names[s],
@@ -237,7 +238,7 @@ def figures(records: Iterable[Record]) -> dict[str, list[Row]]:
     }
 
 
-def _seats(log: Log) -> list[Seat]:
+def _seats(log: OracleLog) -> list[OracleSeat]:
     return [s for g in log.games for s in g.seats]
 
 
@@ -248,8 +249,8 @@ def wilson(wins: float, n: int) -> tuple[float, float]:
     return (centre - spread) / (1 + Z * Z / n), (centre + spread) / (1 + Z * Z / n)
 
 
-def seat_advantage(log: Log) -> list[Row]:
-    groups: dict[tuple[int, int], list[Seat]] = defaultdict(list)
+def seat_advantage(log: OracleLog) -> list[Row]:
+    groups: dict[tuple[int, int], list[OracleSeat]] = defaultdict(list)
     for s in _seats(log):
         groups[(s.players, s.seat)].append(s)
     rows = []
@@ -278,7 +279,9 @@ def _location(source: str) -> tuple[str, int | None]:
     return parts[0], int(parts[1]) if len(parts) > 1 else None
 
 
-def _taken_from_others(log: Log) -> list[tuple[Game, int, int, int, str, Mapping[str, Any]]]:
+def _taken_from_others(
+    log: OracleLog,
+) -> list[tuple[OracleGame, int, int, int, str, Mapping[str, Any]]]:
     """(game, action version, taker, victim, zone, card) of every card taken
     from another player's table or Sequence."""
     taken = []
@@ -297,7 +300,7 @@ def _taken_from_others(log: Log) -> list[tuple[Game, int, int, int, str, Mapping
     return taken
 
 
-def card_strength(log: Log) -> list[Row]:
+def card_strength(log: OracleLog) -> list[Row]:
     seats = {(s.game, s.seat): s for s in _seats(log)}
     total_credit = sum((s.credit for s in seats.values()), Fraction(0))
     owners: dict[str, set[tuple[str, int]]] = defaultdict(set)
@@ -342,7 +345,7 @@ def card_strength(log: Log) -> list[Row]:
     return rows
 
 
-def points_by_rule(log: Log) -> list[Row]:
+def points_by_rule(log: OracleLog) -> list[Row]:
     points: Counter[tuple[int, str, bool, str]] = Counter()
     awards: Counter[tuple[int, str, bool, str]] = Counter()
     for game, award, _ in log.awards:
@@ -366,7 +369,7 @@ def points_by_rule(log: Log) -> list[Row]:
     ]
 
 
-def steal_graph(log: Log) -> list[Row]:
+def steal_graph(log: OracleLog) -> list[Row]:
     gained: Counter[tuple[str, int, int]] = Counter()  # (game, action, player) -> points
     halves: Counter[tuple[str, int, int]] = Counter()
     for game, award, _ in log.awards:
@@ -402,7 +405,7 @@ def steal_graph(log: Log) -> list[Row]:
     ]
 
 
-def sequence_progress(log: Log) -> list[Row]:
+def sequence_progress(log: OracleLog) -> list[Row]:
     guild_seats = sum(g.players for g in log.games if g.guild)
     stage_points: Counter[tuple[str, int]] = Counter()
     for game, award, _ in log.awards:
@@ -437,8 +440,8 @@ def sequence_progress(log: Log) -> list[Row]:
     ]
 
 
-def sequence_wins(log: Log) -> list[Row]:
-    groups: dict[tuple[int, int], list[Seat]] = defaultdict(list)
+def sequence_wins(log: OracleLog) -> list[Row]:
+    groups: dict[tuple[int, int], list[OracleSeat]] = defaultdict(list)
     for g in log.games:
         if g.guild:
             for s in g.seats:
@@ -460,8 +463,8 @@ def sequence_wins(log: Log) -> list[Row]:
     return rows
 
 
-def game_ends(log: Log) -> list[Row]:
-    groups: dict[tuple[int, str, bool, str], list[Game]] = defaultdict(list)
+def game_ends(log: OracleLog) -> list[Row]:
+    groups: dict[tuple[int, str, bool, str], list[OracleGame]] = defaultdict(list)
     for g in log.games:
         groups[(g.players, g.draw, g.guild, g.reason)].append(g)
     variant: Counter[tuple[int, str, bool]] = Counter()
@@ -481,8 +484,8 @@ def game_ends(log: Log) -> list[Row]:
     ]
 
 
-def game_length(log: Log) -> list[Row]:
-    groups: dict[int, list[Game]] = defaultdict(list)
+def game_length(log: OracleLog) -> list[Row]:
+    groups: dict[int, list[OracleGame]] = defaultdict(list)
     for g in log.games:
         groups[g.players].append(g)
     return [
@@ -501,7 +504,7 @@ def game_length(log: Log) -> list[Row]:
     ]
 
 
-def length_histogram(log: Log) -> list[Row]:
+def length_histogram(log: OracleLog) -> list[Row]:
     bins = Counter((g.players, g.turns // 10 * 10) for g in log.games)
     return [
         {"players": players, "turns_from": start, "games": n}
@@ -509,7 +512,7 @@ def length_histogram(log: Log) -> list[Row]:
     ]
 
 
-def bot_head_to_head(log: Log) -> list[Row]:
+def bot_head_to_head(log: OracleLog) -> list[Row]:
     pairs: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     for g in log.games:
         for a in g.seats:
@@ -533,8 +536,8 @@ def bot_head_to_head(log: Log) -> list[Row]:
     ]
 
 
-def player_history(log: Log) -> list[Row]:
-    groups: dict[str, list[tuple[Game, Seat]]] = defaultdict(list)
+def player_history(log: OracleLog) -> list[Row]:
+    groups: dict[str, list[tuple[OracleGame, OracleSeat]]] = defaultdict(list)
     for g in log.games:
         for s in g.seats:
             groups[s.player_id].append((g, s))
@@ -559,14 +562,14 @@ def player_history(log: Log) -> list[Row]:
     return rows
 
 
-def tournament_seats(log: Log) -> list[Row]:
-    games: dict[str, list[Game]] = defaultdict(list)
+def tournament_seats(log: OracleLog) -> list[Row]:
+    games: dict[str, list[OracleGame]] = defaultdict(list)
     for g in log.games:
         if g.tournament is not None:
             games[g.tournament].append(g)
     rows = []
     for tournament, played in sorted(games.items()):
-        per: dict[str, list[Seat]] = defaultdict(list)
+        per: dict[str, list[OracleSeat]] = defaultdict(list)
         for g in played:
             for s in g.seats:
                 per[s.player_id].append(s)
@@ -600,7 +603,7 @@ def match_points(places: Sequence[int]) -> list[Fraction]:
     ]
 
 
-def tournament_match_points(log: Log) -> list[Row]:
+def tournament_match_points(log: OracleLog) -> list[Row]:
     groups: dict[tuple[int, int], list[tuple[int, Fraction]]] = defaultdict(list)
     for _, (_, places) in log.results.items():
         for seat, points in enumerate(match_points(places)):

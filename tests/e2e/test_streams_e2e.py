@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 import requests
 
-from bench.streams import Game, Layout, Streams, production
+from bench.streams import HttpGame, Layout, Streams, production
 
 STREAMS = 200
 FAST = 0.1  # seconds: the median /healthz while the streams are open
@@ -52,7 +52,7 @@ def last_version(base: str, game: str) -> int:
 
 def test_many_open_streams_leave_healthz_fast_and_close_with_their_game(layout: Layout) -> None:
     http = requests.Session()
-    game = Game(http, layout.api)
+    game = HttpGame(http, layout.api)
     host, port = layout.streams.removeprefix("http://").split(":")
     streams = Streams(host, int(port))
     try:

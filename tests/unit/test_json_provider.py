@@ -17,7 +17,7 @@ from api.json_provider import OrjsonProvider
 
 
 @dataclasses.dataclass
-class Seat:
+class SeatValue:
     name: str
     seat: int
 
@@ -26,7 +26,7 @@ DOCUMENTS: list[Any] = [
     {"b": 1, "a": [1, 2.5, None, True], "c": {"z": "x", "y": []}},
     {"name": "Ада Лавлейс", "emoji": "⚗", "quote": 'say "hi"\n'},
     {"when": datetime(2026, 11, 30, 21, 0, tzinfo=UTC), "day": date(2026, 11, 30)},
-    {"id": uuid.UUID(int=7), "seat": Seat("Boris", 1), "html": Markup("<b>x</b>")},
+    {"id": uuid.UUID(int=7), "seat": SeatValue("Boris", 1), "html": Markup("<b>x</b>")},
     {3: "three", 1: "one"},
     [],
     "text",

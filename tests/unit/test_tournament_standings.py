@@ -413,7 +413,7 @@ def reference_standings(
 
 
 @dataclass(frozen=True)
-class Tournament:
+class StandingsCase:
     people: list[Entrant]
     outcomes: list[Outcome]
     byes: dict[int, list[int]]
@@ -428,7 +428,7 @@ keys_at_table = st.tuples(st.integers(0, 4), st.integers(0, 1), st.integers(0, 1
 
 
 @st.composite
-def tournaments(draw: st.DrawFn) -> Tournament:
+def tournaments(draw: st.DrawFn) -> StandingsCase:
     count = draw(st.integers(3, 14))
     people = [Entrant(n, f"P{n}", draw(st.booleans())) for n in range(1, count + 1)]
     outcomes: list[Outcome] = []
@@ -452,17 +452,17 @@ def tournaments(draw: st.DrawFn) -> Tournament:
         st.dictionaries(st.integers(1, count), st.lists(halves, min_size=1, max_size=2))
     )
     seed = draw(st.binary(min_size=32, max_size=32))
-    return Tournament(people, outcomes, byes, penalties, seed)
+    return StandingsCase(people, outcomes, byes, penalties, seed)
 
 
 @given(tournaments())
-def test_T6_1_standings_are_t6_1_written_plainly(t: Tournament) -> None:
+def test_T6_1_standings_are_t6_1_written_plainly(t: StandingsCase) -> None:
     assert t.rows() == reference_standings(t.people, t.outcomes, t.byes, t.penalties, t.seed)
 
 
 @given(tournaments(), st.randoms(use_true_random=False))
 def test_T6_1_the_order_is_total_and_does_not_depend_on_input_order(
-    t: Tournament, rng: random.Random
+    t: StandingsCase, rng: random.Random
 ) -> None:
     rows = t.rows()
     assert [row.rank for row in rows] == list(range(1, len(t.people) + 1))
@@ -476,7 +476,7 @@ def test_T6_1_the_order_is_total_and_does_not_depend_on_input_order(
 
 @given(tournaments(), st.data())
 def test_T7_2_a_penalty_changes_only_its_players_points_and_no_opponents_figure(
-    t: Tournament, data: st.DataObject
+    t: StandingsCase, data: st.DataObject
 ) -> None:
     before = by_player(t.rows())
     player = data.draw(st.integers(1, len(t.people)))
@@ -500,7 +500,7 @@ def test_T7_2_a_penalty_changes_only_its_players_points_and_no_opponents_figure(
 
 @given(tournaments(), st.data())
 def test_T7_1_a_correction_changes_only_its_players_and_their_opponents_rows(
-    t: Tournament, data: st.DataObject
+    t: StandingsCase, data: st.DataObject
 ) -> None:
     if not t.outcomes:
         return

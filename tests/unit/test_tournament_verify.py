@@ -31,7 +31,7 @@ POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 
 
 @dataclass
-class Log:
+class TournamentExport:
     """A tournament's export: its records and every game's, by id."""
 
     tournament: str
@@ -77,7 +77,7 @@ class Log:
         self.records = rechain(out)
 
 
-def export_of(app: Opus, tournament: UUID) -> Log:
+def export_of(app: Opus, tournament: UUID) -> TournamentExport:
     """The tournament's export (``tournament_lines``), read back as a file is."""
     return read_back(tournament, tuple(tournament_lines(app, tournament)))
 
@@ -159,18 +159,18 @@ def lines_of(build: Callable[[], tuple[Opus, UUID]]) -> tuple[UUID, tuple[str, .
     return tournament, tuple(tournament_lines(app, tournament))
 
 
-def read_back(tournament: UUID, lines: tuple[str, ...]) -> Log:
+def read_back(tournament: UUID, lines: tuple[str, ...]) -> TournamentExport:
     groups = group_by_game(Record.from_line(json.loads(line)) for line in lines)
     records = groups.pop(str(tournament))
-    return Log(str(tournament), records, groups)
+    return TournamentExport(str(tournament), records, groups)
 
 
-def simulated_export() -> Log:
+def simulated_export() -> TournamentExport:
     """A fresh copy of the simulated tournament's export, to forge."""
     return read_back(*lines_of(simulated))
 
 
-def organised_export() -> Log:
+def organised_export() -> TournamentExport:
     return read_back(*lines_of(organised))
 
 
@@ -265,7 +265,7 @@ def test_a_running_tournaments_export_is_checked_as_far_as_no_secret_is_needed()
 # ---- forgeries, each named by its rule -----------------------------------------
 
 
-def failure(log: Log) -> TournamentVerdict:
+def failure(log: TournamentExport) -> TournamentVerdict:
     verdict = log.verify()
     assert not verdict.ok
     return verdict
