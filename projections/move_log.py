@@ -10,7 +10,9 @@ What an entry shows of its event is the event's public disclosure
 (domain/disclosure.py): identity material (token hashes, command ids) stays
 out, and the hidden fields are replaced by their counts until the end. Its
 ``text`` is the event in words, as the web pages' log puts it
-(projections/describe.py), in ``PLAIN`` English.
+(projections/describe.py), in ``PLAIN`` English; a view written before that
+keeps its old lines until ``opus rebuild move_log --blue-green`` (README:
+upgrading).
 
 Keys, per game: ``<game>`` (the list of entries; the entry of version v is
 item v-1), ``<game>:names`` (names by seat, for the text), ``<game>:sealed``.

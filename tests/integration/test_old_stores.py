@@ -78,9 +78,11 @@ def test_a_store_from_before_loads_plays_on_and_verifies(
     app.start(OPEN)
     project_all(settings, app.recorder.max_notification_id() or 0)
     app.close()
-    # The upgrade step of the release that keyed the leaderboard on player
-    # identities (README): its view is built again; the others go on.
-    rebuilt = CliRunner().invoke(main, ["rebuild", "leaderboard", "--blue-green"])
+    # The upgrade steps (README) of the release that keyed the leaderboard on
+    # player identities and of the one that put the move log's lines into the
+    # pages' words (projections/describe.py): those views are built again;
+    # the others go on.
+    rebuilt = CliRunner().invoke(main, ["rebuild", "leaderboard", "move_log", "--blue-green"])
     assert rebuilt.exit_code == 0, rebuilt.output
     verified = CliRunner().invoke(main, ["verify"])
     assert verified.exit_code == 0, verified.output
@@ -106,14 +108,15 @@ def test_a_store_with_tournaments_from_before_plays_on_to_the_finish_and_verifie
     app.close()
     # The tournaments view kept each tournament's events in a document; the
     # running one's next event moved them into its list, the finished one's
-    # stay until the upgrade step (README) builds the view again.
+    # stay until the upgrade step (README) builds the view again. The move
+    # log's upgrade step (its lines in the pages' words) builds it again too.
     views = open_views(settings)
     ns = namespace("tournaments", views.active_generation("tournaments"))
     assert views.get(ns, f"{RUNNING_TOURNAMENT}:model") is None
     assert len(views.items(ns, f"{RUNNING_TOURNAMENT}:events")) == version
     assert views.get(ns, f"{FINISHED_TOURNAMENT}:model") is not None
     views.close()
-    rebuilt = CliRunner().invoke(main, ["rebuild", "tournaments", "--blue-green"])
+    rebuilt = CliRunner().invoke(main, ["rebuild", "tournaments", "move_log", "--blue-green"])
     assert rebuilt.exit_code == 0, rebuilt.output
     verified = CliRunner().invoke(main, ["verify"])
     assert verified.exit_code == 0, verified.output
