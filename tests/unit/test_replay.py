@@ -24,7 +24,8 @@ from infra.eventlog import game_export
 
 def finished_game(players: int, seed: int, variant: RuleSet | None = None) -> list[Record]:
     app = Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
-    game_id, _ = play_game(app, players, "greedy", random.Random(seed), variant)
+    secret = seed.to_bytes(32, "big")  # the same deal every run
+    game_id, _ = play_game(app, players, "greedy", random.Random(seed), variant, secret)
     return game_export(app, game_id)
 
 
