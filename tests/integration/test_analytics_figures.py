@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from domain.application import Opus
 from domain.bots import BOTS
+from domain.pipeline import Caller
 from domain.simulation import (
     ORGANISER,
     enter_tournament,
@@ -159,7 +160,7 @@ def test_a_tournament_with_drops_and_a_correction(tmp_path: Path) -> None:
         upside_down,
         "places reversed",
         "arbiter",
-        organiser_hash=token_hash(ORGANISER),
+        caller=Caller(token_hash(ORGANISER)),
     )
     play_on(app, run, "random", drop_rate=0.25)
     results = app.tournaments.get(run.tournament).state.results
