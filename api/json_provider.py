@@ -12,7 +12,7 @@ move's CPU in the API (bench/live.py's profile).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from flask import Response
@@ -56,5 +56,6 @@ class OrjsonProvider(DefaultJSONProvider):
             except TypeError:
                 pass
             else:
-                return self._app.response_class(body, mimetype=self.mimetype)
-        return super().response(*args, **kwargs)
+                response_class = cast("type[Response]", self._app.response_class)
+                return response_class(body, mimetype=self.mimetype)
+        return cast(Response, super().response(*args, **kwargs))

@@ -138,7 +138,7 @@ class MoveLogQuery(MethodView):
         """The public move log from version ``since`` on; hidden cards redacted
         until the game has ended."""
 
-        def read(queries: Any) -> list[dict[str, Any]] | None:
+        def read(queries: Queries) -> list[dict[str, Any]] | None:
             log = queries.move_log(game_id, since=args["since"])
             if log or (args["since"] and queries.move_log(game_id)):
                 return log
