@@ -5,8 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from domain.engine import decide
-from domain.events import PointsAwarded
+from domain.engine import preview
 from domain.legal import legal_moves
 from domain.moves import Move
 from domain.state import GameState
@@ -15,12 +14,8 @@ Bot = Callable[[GameState, int], Move]
 
 
 def immediate_points(state: GameState, move: Move) -> int:
-    """The points the mover scores by this move alone, as the engine decides them."""
-    return sum(
-        fields["points"]
-        for cls, fields in decide(state, move, 0)
-        if cls is PointsAwarded and fields["player"] == move.player
-    )
+    """The points the mover scores by this move alone (the engine's preview)."""
+    return sum(award.points for award in preview(state, move) if award.seat == move.player)
 
 
 def random_bot(rng: random.Random) -> Bot:
