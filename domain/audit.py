@@ -347,8 +347,8 @@ def _rejudge(
         if record.type == PlayerJoined.__name__:
             apply(engine.decide_join(state, p["name"], p["contribution"], p["token_hash"]))
             return
-        if record.type == GameStarted.__name__:
-            apply(engine.decide_start(state, game.version))
+        if record.type == GameStarted.__name__:  # under the rules version it recorded (R10)
+            apply(engine.decide_start(state, game.version, str(p["rules"]["version"])))
             return
         if record.type == PlayerLeft.__name__:
             apply(engine.decide_leave(state, p["player"]))
@@ -427,6 +427,9 @@ def _difference(record: Record, type_: str, expected: dict[str, Any]) -> str:
         rule = f"R8.1, {label}: " if label else "R8.1: "
     elif type_ in ("CardsDrawn", "CardsDealt", "GameStarted"):
         rule = "R9.2: "
+    elif "GameEnded" in (record.type, type_):  # the rule that ends the game, or would
+        ending = expected if type_ == "GameEnded" else record.payload or {}
+        rule = f"{engine.END_RULES.get(str(ending.get('reason')), 'R7')}: "
     if record.type != type_:
         return f"{rule}recorded {record.type} {record.payload}, the rules give {type_} {expected}"
     diffs = {

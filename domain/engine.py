@@ -40,11 +40,19 @@ from domain.events import (
 from domain.legal import main_actions
 from domain.moves import MAIN_ACTIONS, Assemble, Cast, Discard, Move, Pass, Place, Withdraw
 from domain.names import MAX_NAME
-from domain.ruleset import MAX_PLAYERS, MIN_PLAYERS, RuleSet
+from domain.ruleset import MAX_PLAYERS, MIN_PLAYERS, RULES_VERSION, RULES_VERSIONS, RuleSet
 from domain.state import CARDS, GameState, Location, deck_order
 from domain.table import Table
 
 Fact = tuple[type[GameEvent], dict[str, Any]]
+# each reason a GameEnded records, and the rule that ends the game so
+END_RULES = {
+    "R7.1": "R7.1",
+    "R7.2": "R7.2",
+    "stalled": "R7.4",
+    "withdrawn": "R3.5",
+    "called": "T8.1",
+}
 MAX_CONTRIBUTION = 256  # characters of a seed contribution (R9.1)
 
 
@@ -126,16 +134,25 @@ def _is_text(text: str) -> bool:
     return True
 
 
-def decide_start(state: GameState, version: int) -> list[Fact]:
+def decide_start(
+    state: GameState, version: int, rules_version: str = RULES_VERSION
+) -> list[Fact]:
     """R2.2–R2.3: record the rule set, deal the cabinet and the hands, and
-    begin seat 0's turn with its draw phase."""
+    begin seat 0's turn with its draw phase. A game starts under the
+    engine's rules version; the audit re-judges a recorded start under the
+    version it recorded (R10: a game is replayed under the rules it started
+    with)."""
     if state.status != "open":
         raise E.SetupError("the game has already started")
     n = state.players
     if n < MIN_PLAYERS:
         raise E.SetupError(f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players, it has {n}")
+    if rules_version not in RULES_VERSIONS:
+        raise E.RuleError(f"no rule set has the version {rules_version!r}", "R10")
     v = state.variant
-    rules = RuleSet(draw=v.draw, guild=v.guild, stage_points=v.stage_points, players=n)
+    rules = RuleSet(
+        draw=v.draw, guild=v.guild, stage_points=v.stage_points, players=n, version=rules_version
+    )
     deck, sequence_cards = deck_order(state.secret, state.contributions, rules.guild, n)
     hands = [deck[4 + seat :: n][:4] for seat in range(n)]
     facts = Facts(version)
@@ -571,7 +588,8 @@ def _cast(state: GameState, move: Cast, facts: Facts) -> None:
 
 def decide_turn_end(state: GameState, move: Move, version: int) -> list[Fact]:
     """After a main action (applied): end the turn, then either end the game
-    (R7.1, R7.2) or run the next player's draw phase (R3.1)."""
+    (R7.2, R7.1, R7.4, T8.1's call, in that order) or run the next player's
+    draw phase (R3.1)."""
     seat, n = move.player, state.players
     passed = isinstance(move, Pass)
     nxt = (seat + 1) % n
@@ -583,8 +601,10 @@ def decide_turn_end(state: GameState, move: Move, version: int) -> list[Fact]:
         reason = "R7.2"
     elif state.deck_empty and passes >= n:
         reason = "R7.1"
+    elif stalled(state, passed):
+        reason = "stalled"  # R7.4: after R7.1 and R7.2, before a call (decision)
     elif state.called and seat == n - 1:
-        reason = "called"  # T8.1: R7.1 and R7.2 come first
+        reason = "called"  # T8.1: R7.1, R7.2 and R7.4 come first
     if reason:
         facts.add(
             GameEnded,
@@ -599,6 +619,17 @@ def decide_turn_end(state: GameState, move: Move, version: int) -> list[Fact]:
     if count:
         facts.add(CardsDrawn, player=nxt, cards=state.deck[:count])
     return facts.items
+
+
+def stalled(state: GameState, passed: bool) -> bool:
+    """R7.4: the turn ending now, a pass (``passed``), is the n-th turn in a
+    row (n = the number of players, withdrawn seats included) that was a pass
+    with no card drawn and no spell cast; for games started under a rule set
+    that has R7.4 (``RuleSet.stalled_games_end``, R10)."""
+    if state.rules is None or not state.rules.stalled_games_end:
+        return False
+    quiet = state.quiet_passes + 1 if passed and state.turn_quiet else 0
+    return quiet >= state.players
 
 
 def rank_keys(state: Table) -> list[tuple[int, int, int]]:

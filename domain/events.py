@@ -210,15 +210,15 @@ class SeatWithdrawn(GameEvent):
 
 class GameCalled(GameEvent):
     """T8.1: the organiser called time; the game ends at the first TurnEnded
-    of the last seat after this (GameEnded, reason "called"), unless R7.1 or
-    R7.2 ends it first. ``time`` is the command's time (ISO 8601, UTC)."""
+    of the last seat after this (GameEnded, reason "called"), unless R7.1,
+    R7.2 or R7.4 ends it first. ``time`` is the command's time (ISO 8601, UTC)."""
 
     time: str
     by: str  # who called it, as the organiser names them
 
 
 class GameEnded(GameEvent):
-    reason: str  # R7.1, R7.2, "withdrawn" (R3.5) or "called" (T8.1)
+    reason: str  # R7.1, R7.2, "stalled" (R7.4), "withdrawn" (R3.5) or "called" (T8.1)
     scores: list[int]
     winners: list[int]  # R7.3: more than one when the win is shared
     secret: str  # R9.3: the revealed secret

@@ -9,8 +9,11 @@ from dataclasses import asdict, dataclass
 from domain.catalog import load_catalog
 
 # Bumped whenever the engine's reading of RULES.md changes, so that a game is
-# always replayed under the rules it started with.
-RULES_VERSION = "1"
+# always replayed under the rules it started with. "2": R7.4 (a stalled game
+# ends); games started under "1" play on and re-judge without it.
+RULES_VERSION = "2"
+RULES_VERSIONS = ("1", "2")  # every version a recorded game may have started under
+WITHOUT_R7_4 = ("1",)  # the versions before R7.4
 DRAW_VARIANTS = ("five", "one")  # R3.1
 MIN_PLAYERS, MAX_PLAYERS = 2, 6  # R2.1
 
@@ -34,6 +37,11 @@ class RuleSet:
         d = asdict(self)
         d["stage_points"] = list(self.stage_points)
         return d
+
+    @property
+    def stalled_games_end(self) -> bool:
+        """Whether R7.4 holds: for games started under version 2 or later (R10)."""
+        return self.version not in WITHOUT_R7_4
 
     @property
     def digest(self) -> str:

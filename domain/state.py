@@ -50,6 +50,10 @@ class GameState(Table):
     turns_played: int = 0
     passes_with_empty_deck: int = 0  # R7.1
     stone_placed: bool = False  # R7.2: the round is played out
+    # R7.4: the turn under way has drawn no card and cast no spell so far;
+    # and how many turns in a row ended so (each a pass with nothing drawn or cast)
+    turn_quiet: bool = True
+    quiet_passes: int = 0
 
     @classmethod
     def seen_by(cls, table: Table, seat: int, hand: Sequence[int], rules: RuleSet) -> GameState:
@@ -153,6 +157,12 @@ class GameState(Table):
 
     def on_CardsDrawn(self, p: Payload) -> None:
         del self.deck[: len(p["cards"])]
+        if p["cards"]:
+            self.turn_quiet = False  # R7.4
+
+    def on_SpellCast(self, p: Payload) -> None:
+        super().on_SpellCast(p)
+        self.turn_quiet = False  # R7.4
 
     def on_SequenceCompleted(self, p: Payload) -> None:
         self.stone_placed = True
@@ -163,4 +173,9 @@ class GameState(Table):
             self.passes_with_empty_deck += 1
         else:
             self.passes_with_empty_deck = 0
+        if p["passed"] and self.turn_quiet:  # R7.4
+            self.quiet_passes += 1
+        else:
+            self.quiet_passes = 0
+        self.turn_quiet = True  # the next turn begins; its draw (R3.1) follows
         self.turns_played += 1

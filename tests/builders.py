@@ -63,7 +63,8 @@ def all_cards(guild: bool = True) -> list[int]:
 class Position:
     """A started game, cleared to an empty table: every card in the deck in
     ascending order, no hands, no cabinet, no tables, no Sequence stages, no
-    points, seat 0 to play. Builder methods move cards and return ``self``."""
+    points, seat 0 to play, its turn having drawn and cast nothing yet (R7.4).
+    Builder methods move cards and return ``self``."""
 
     def __init__(self, players: int = 2, rules: RuleSet | None = None) -> None:
         self.game = started_game(players, rules)
@@ -79,6 +80,7 @@ class Position:
             s.columns = [{stone: [None] * 7 for stone in STONES} for _ in range(players)]
         s.scores = [0] * players
         s.turn = 0
+        s.turn_quiet = True  # R7.4: the turn under way has drawn nothing (its hand is the test's)
         self.check()
 
     @property
