@@ -1,13 +1,14 @@
 """Players' names, as the service accepts them (R2.1 names the players; the
 brief leaves what a name may be to us).
 
-A name is NFC-normalised text of 1 to 40 characters, with no control,
-format, private-use or surrogate characters (Unicode categories Cc, Cf, Co,
-Cs: a newline would fake a log line, a bidi override or a zero-width space
-would make "Ada" and "\\u200bAda" two names), and no two seats of a game have
-names equal after case-folding. The engine checks what it always checked
-(length, exact duplicates); these checks are the service's, made before a
-name reaches the engine, so games recorded before them still re-judge.
+A name is NFC-normalised text of 1 to 40 characters that the one text
+policy accepts (domain/text.py: no control, format other than the joiners,
+private-use, surrogate or unassigned characters, T2.1's rule made ours), and
+no two seats of a game share T2.1's key (``name_key``: NFKC and case
+folding), as no two entrants of a tournament do: "Ada" beside "ＡＤＡ" or
+"ada" is refused. The engine checks what it always checked (length, exact
+duplicates); these checks are the service's, made before a name reaches the
+engine, so games recorded before them still re-judge.
 """
 
 from __future__ import annotations
@@ -15,19 +16,14 @@ from __future__ import annotations
 import unicodedata
 
 from domain.errors import SetupError
+from domain.text import check_text, name_key
 
 MAX_NAME = 40
-REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs"})
 
 
 def player_name(text: str) -> str:
     """The name as it is recorded; SetupError (R2.1) for one that cannot be."""
-    for char in text:
-        if unicodedata.category(char) in REFUSED_CATEGORIES:
-            raise SetupError(
-                f"a player's name may not hold the character U+{ord(char):04X} "
-                "(control, format, private-use and surrogate characters are refused)"
-            )
+    check_text("a player's name", text, SetupError)
     name = unicodedata.normalize("NFC", text.strip())
     if not 1 <= len(name) <= MAX_NAME:
         raise SetupError(f"a player's name must have 1 to {MAX_NAME} characters")
@@ -35,8 +31,8 @@ def player_name(text: str) -> str:
 
 
 def check_unique(name: str, taken: list[str]) -> None:
-    """No two seats' names equal after case-folding."""
-    folded = name.casefold()
+    """No two seats' names share a key (T2.1's ``name_key``)."""
+    key = name_key(name)
     for other in taken:
-        if other.casefold() == folded:
+        if name_key(other) == key:
             raise SetupError(f"{name!r} is taken in this game (as {other!r})")

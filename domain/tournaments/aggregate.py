@@ -16,9 +16,17 @@ from typing import Any, ClassVar
 from uuid import UUID, uuid4
 
 from domain.chained import Chained
-from domain.errors import CreationError, OpusError, TournamentNotFoundError
+from domain.errors import (
+    CorrectionError,
+    CreationError,
+    OpusError,
+    PairingError,
+    PenaltyError,
+    TournamentNotFoundError,
+)
 from domain.ruleset import RuleSet
 from domain.shuffle import commitment, new_secret
+from domain.text import check_text
 from domain.tournaments import decide
 from domain.tournaments.events import TournamentCreated
 from domain.tournaments.state import TournamentState
@@ -71,6 +79,8 @@ class Tournament(Chained):
         commitment is public (the secret itself is sealed in the chain)."""
         rules = rules or RuleSet()
         sizes = sizes or TableSizes()
+        check_text("a tournament's name", name, CreationError)  # new commands only (domain/text.py)
+        check_text("the beacon's name", beacon, CreationError)
         check_creation(name, weight, late_until, time_limit, rounds, beacon)
         secret = new_secret() if secret is None else secret
         fields: dict[str, Any] = dict(
@@ -115,6 +125,7 @@ class Tournament(Chained):
 
     def pair(self, beacon: str | None = None, command: str = "") -> list[decide.TableGame]:
         """T3, T4: the next round; returns the games to create and start."""
+        check_text("the beacon's value", beacon or "", lambda why: PairingError(why, "T1.3"))
         facts, games = decide.decide_pairing(self.state, self.id, beacon)
         self._trigger_all(facts, command)
         return games
@@ -129,11 +140,15 @@ class Tournament(Chained):
     def correct(
         self, game: UUID, places: list[int], reason: str, by: str, command: str = ""
     ) -> None:
+        check_text("the reason", reason, CorrectionError)  # new commands only (domain/text.py)
+        check_text("who corrects", by, CorrectionError)
         self._trigger_all(decide.decide_correction(self.state, game, places, reason, by), command)
 
     def penalise(
         self, player: int, points: Fraction, reason: str, by: str, command: str = ""
     ) -> None:
+        check_text("the reason", reason, PenaltyError)  # new commands only (domain/text.py)
+        check_text("who gives it", by, PenaltyError)
         self._trigger_all(decide.decide_penalty(self.state, player, points, reason, by), command)
 
     def check_call(self, game: UUID, now: datetime, withdrawn: bool) -> None:

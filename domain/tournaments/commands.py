@@ -22,11 +22,12 @@ from uuid import UUID
 
 from domain import engine
 from domain.chained import Chained
-from domain.errors import CreationError, NotTournamentOrganiserError
+from domain.errors import CallError, CreationError, NotTournamentOrganiserError
 from domain.events import GameEnded
 from domain.game import Game
 from domain.pipeline import SERVICE, Caller, Command, CommandOutcome, Runner, Unit, id_for
 from domain.ruleset import RuleSet
+from domain.text import check_text
 from domain.tournaments.aggregate import Tournament
 from domain.tournaments.decide import TableGame
 from domain.tournaments.tables import TableSizes
@@ -133,6 +134,7 @@ class TournamentCommands:
         recorded in the game, and so is its command id."""
 
         def call(t: Tournament, unit: Unit, caller: Caller) -> None:
+            check_text("who calls", by, CallError)  # new commands only (domain/text.py)
             game = unit.get(game_id, Game)
             moment = now or datetime.now(UTC)
             t.check_call(game_id, moment, bool(game.state.withdrawn))

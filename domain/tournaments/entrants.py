@@ -1,10 +1,13 @@
 """Entrants' names (T2.1): unique in a tournament by their key, refused when
 they hold characters that could hide or fake a name.
 
-The key is NFKC(full case folding of NFKC(name)) with leading and trailing
-White_Space characters removed: "Ada", "ＡＤＡ " (fullwidth) and "ada\\u00a0"
-are one key, as are "ß" and "SS". The Unicode version is the running
-Python's; TournamentCreated records it."""
+The key is ``domain.text.name_key``, the one a game's seats are unique by
+too: NFKC(full case folding of NFKC(name)) with leading and trailing
+White_Space characters removed, so "Ada", "ＡＤＡ " (fullwidth) and
+"ada\\u00a0" are one key, as are "ß" and "SS". The characters refused are
+T2.1's, which domain/text.py makes the policy of every text a person sees.
+The Unicode version is the running Python's; TournamentCreated records it.
+``check_name`` is the decision's, and verification's: it is exactly T2.1."""
 
 from __future__ import annotations
 
@@ -13,38 +16,17 @@ from collections.abc import Collection
 
 from domain.errors import RegistrationError
 from domain.names import MAX_NAME
+from domain.text import WHITE_SPACE, check_text, name_key
+
+__all__ = ["UNICODE_VERSION", "WHITE_SPACE", "check_name", "name_key"]
 
 UNICODE_VERSION = unicodedata.unidata_version
-
-# T2.1: Unicode's White_Space property (PropList.txt). Python's str.strip()
-# removes a different set (it adds U+001C–U+001F, which are not White_Space).
-WHITE_SPACE = (
-    "\u0009\u000a\u000b\u000c\u000d\u0020\u0085\u00a0\u1680"
-    "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000"
-)
-# T2.1: control, format, private-use, surrogate and unassigned code points are
-# refused, except the joiners U+200C and U+200D (some scripts need them).
-REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn"})
-ALLOWED_FORMAT = frozenset({"\u200c", "\u200d"})
-
-
-def name_key(name: str) -> str:
-    """T2.1: the key two names must not share."""
-    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
-    return folded.strip(WHITE_SPACE)
 
 
 def check_name(name: str, taken_keys: Collection[str]) -> str:
     """T2.1: the key of ``name`` if it may register, given the keys already
     taken (a dropped player's too); RegistrationError (T2.1) if not."""
-    for char in name:
-        if unicodedata.category(char) in REFUSED_CATEGORIES and char not in ALLOWED_FORMAT:
-            raise RegistrationError(
-                f"a name may not hold U+{ord(char):04X} (control, format other than "
-                "U+200C and U+200D, private-use, surrogate and unassigned code points "
-                "are refused)"
-            )
+    check_text("a name", name, RegistrationError, "T2.1")
     # Our decision: the service's bound on any player's name (domain.names).
     if len(name) > MAX_NAME:
         raise RegistrationError(f"a name has at most {MAX_NAME} characters, not {len(name)}")
