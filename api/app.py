@@ -13,6 +13,7 @@ import hashlib
 import logging
 from collections.abc import Mapping
 
+import orjson
 from flask import Flask, Response, g, request
 from flask_smorest import Api
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -30,8 +31,8 @@ from api import (
     tournaments_http,
 )
 from api.bodies import register_body_checks
-from api.errors import register_error_handlers
-from api.json_provider import OrjsonProvider
+from api.errors import ApiError, register_error_handlers
+from api.json_provider import OPTIONS, OrjsonProvider
 from api.ratelimit import (
     InProcessLimiter,
     Limiter,
@@ -107,6 +108,22 @@ def create_app(config: Settings | Mapping[str, str | None] | None = None) -> Fla
     return app
 
 
+def replay_body(response: Response) -> str:
+    """The body a retry of the command is answered with from the cache: the
+    first answer, saying ``"replayed": true`` where it says whether it was
+    (a command's outcome), as the service's own answer to a retry does."""
+    body = response.get_data(as_text=True)
+    if response.is_json:
+        try:
+            document = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            return body
+        if isinstance(document, dict) and document.get("replayed") is False:
+            document["replayed"] = True
+            return orjson.dumps(document, option=OPTIONS).decode() + "\n"
+    return body
+
+
 def rate_limiter(services: Services, settings: Settings, limit: RateLimit) -> Limiter:
     """Shared through Redis when the service has it, else this process's own."""
     if isinstance(services.broker, RedisBroker):
@@ -129,11 +146,19 @@ def register_idempotency(app: Flask, services: Services) -> None:
     a retried command from being applied twice."""
 
     def cache_key() -> str | None:
-        """The same caller, path, key and body; hashed, as the cache is shared."""
+        """The same caller, path, key and body; hashed, as the cache is shared.
+        The caller is the key's scope, as the command id's
+        (``identity.key_scope``: the token, however its header is spelled);
+        None, no caching, for a header that names no bearer token (the
+        command answers it)."""
         key = request.headers.get("Idempotency-Key")
         if request.method != "POST" or not key or len(key) > identity.MAX_KEY:
             return None
-        parts = [request.path, request.headers.get("Authorization", ""), key]
+        try:
+            scope = identity.key_scope()
+        except ApiError:
+            return None
+        parts = [request.path, scope, key]
         digest = hashlib.sha256("\n".join(parts).encode())
         digest.update(request.get_data())
         return digest.hexdigest()
@@ -166,7 +191,7 @@ def register_idempotency(app: Flask, services: Services) -> None:
             return response  # a retry is answered by the game, without the token
         if key and response.status_code < 500 and "Idempotent-Replayed" not in response.headers:
             try:
-                services.responses.put(key, f"{response.status_code}\n{response.get_data(True)}")
+                services.responses.put(key, f"{response.status_code}\n{replay_body(response)}")
             except Exception:  # best-effort, as above: never fail an applied command
                 log.exception("response cache: write failed; the response is not kept")
         return response

@@ -61,10 +61,25 @@ def new_holder(*, key_needs_it: bool = False) -> tuple[str, Caller]:
     return token, Caller(digest, command_id(), expected_version())
 
 
+def key_scope() -> str:
+    """Whose Idempotency-Keys a request's key is among: its bearer token,
+    however the header spells it ("Bearer X", "bearer  X"), written in the
+    one spelling "Bearer X"; "" without an ``Authorization`` header (401 for
+    one that holds no bearer token). A function of the token alone, so a
+    retry spelled otherwise is the same command; the spelling is the one
+    command ids were scoped by before, so a command recorded then still
+    answers its retry. It is only ever hashed (``command_id``, the response
+    cache's key), never stored or shown."""
+    if not request.headers.get("Authorization"):
+        return ""
+    return f"Bearer {bearer()}"
+
+
 def command_id() -> str:
     """The command id recorded on the events: the Idempotency-Key within the
-    caller's scope (its token), hashed, so that one caller's key never
-    answers for another's command and the key itself is never published."""
+    caller's scope (``key_scope``: its token), hashed, so that one caller's
+    key never answers for another's command and the key itself is never
+    published."""
     key = request.headers.get("Idempotency-Key", "")
     if len(key) > MAX_KEY:
         raise ApiError(
@@ -74,8 +89,7 @@ def command_id() -> str:
         )
     if not key:
         return ""
-    scope = request.headers.get("Authorization", "")
-    scoped = hashlib.sha256(f"{scope}\n{key}".encode()).hexdigest()[:32]
+    scoped = hashlib.sha256(f"{key_scope()}\n{key}".encode()).hexdigest()[:32]
     # "<key>:<request>": the service tells a retry from the key reused for
     # another request. The request as parsed: the same command resent with
     # other whitespace, key order or case in its game id is the same request.
