@@ -29,7 +29,13 @@ OPTIONS = (
 class OrjsonProvider(DefaultJSONProvider):
     """What orjson cannot write or read (an integer beyond 64 bits, text with
     a lone surrogate, NaN in a request) goes to Flask's own provider, so no
-    document the standard library handles fails here."""
+    document the standard library handles fails here. Read, bytes are UTF-8
+    and nothing else, as RFC 8259 §8.1 and the API's body check
+    (api/bodies.py) have it: the standard library would guess UTF-16 or
+    UTF-32 and read past a byte order mark, which orjson refuses; and a
+    document nested past the standard library's recursion limit is a
+    ValueError like any other malformed one, never a RecursionError
+    (``request.get_json(silent=True)`` answers None to both)."""
 
     def dumps(self, obj: Any, **kwargs: Any) -> str:
         if not kwargs:  # (else an indent, say: the standard library's)
@@ -45,7 +51,12 @@ class OrjsonProvider(DefaultJSONProvider):
                 return orjson.loads(s)
             except orjson.JSONDecodeError:
                 pass
-        return super().loads(s, **kwargs)
+        if isinstance(s, bytes):
+            s = s.decode("utf-8")  # a UnicodeDecodeError is a ValueError
+        try:
+            return super().loads(s, **kwargs)
+        except RecursionError:
+            raise ValueError("arrays and objects are nested too deep") from None
 
     def response(self, *args: Any, **kwargs: Any) -> Response:
         compact = self.compact if self.compact is not None else not self._app.debug

@@ -198,6 +198,50 @@ def test_a_body_nested_too_deep_is_an_invalid_json_body(client: FlaskClient) -> 
     assert answer.status_code == 400 and "invalid JSON body" in answer.json["message"]
 
 
+# Words of Python's, never of the API's: an error message names what is
+# wrong with the body, not the parser's internals.
+PYTHON_WORDS = ("sys.", "codec", "recursion", "'utf-8'", "int_max_str", "position", "syntax")
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        (b"[" * 50_000, "arrays and objects are nested more than 32 deep"),
+        (b'{"stage_points": ' + b"[" * 980 + b"]" * 980 + b"}", "nested more than 32 deep"),
+        (b'{"name": "[{", "contribution": ' + b"[" * 33 + b"]" * 33 + b"}", "more than 32"),
+        (b'{"stage_points": [' + b"1" * 5000 + b"]}", "a number has more than 4,300 digits"),
+        (b'{"name": "\xffAda"}', "not UTF-8 text: the byte 0xFF at offset 10"),
+        (b'{"name": "\xed\xa0\x80"}', "not UTF-8 text: the byte 0xED at offset 10"),
+        (b"\xff\xfe{\x00}\x00", "not UTF-8 text: the byte 0xFF at offset 0"),  # UTF-16
+        (b'\xef\xbb\xbf{"name": "Ada"}', "begins with a byte order mark (U+FEFF)"),
+        (b'{"name": "Ada", "contribution": NaN}', "NaN is not a JSON value"),
+        (b'{"name": "Ada",}', "line 1, column 16"),
+    ],
+    ids=[
+        "deep",
+        "near-the-limit",
+        "past-ours",
+        "digits",
+        "byte",
+        "surrogate",
+        "utf-16",
+        "bom",
+        "nan",
+        "comma",
+    ],
+)
+def test_a_malformed_body_is_400_naming_what_is_wrong_in_plain_words(
+    client: FlaskClient, body: bytes, says: str
+) -> None:
+    for path in ("/games", f"/games/{UNKNOWN}/players"):
+        answer = client.post(path, data=body, content_type="application/json")
+        assert answer.status_code == 400, (path, answer.json)
+        assert set(answer.json) == {"code", "status", "message", "errors", "rule"}
+        message = answer.json["message"]
+        assert message.startswith("invalid JSON body: ") and says in message, message
+        assert not any(word in message.lower() for word in PYTHON_WORDS), message
+
+
 def test_a_token_holds_one_seat_of_a_game(client: FlaskClient) -> None:
     game = client.post("/games", json={}).json["game_id"]
     own = {"Authorization": "Bearer " + "s" * 43}

@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 import pytest
-from flask import Flask
+from flask import Flask, request
 from flask.json.provider import DefaultJSONProvider
 from markupsafe import Markup
 
@@ -72,3 +72,32 @@ def test_what_orjson_cannot_write_is_written_as_flask_writes_it(app: Flask, docu
 def test_what_orjson_cannot_read_is_read_as_flask_reads_it(app: Flask, text: str) -> None:
     ours, flasks = OrjsonProvider(app), DefaultJSONProvider(app)
     assert repr(ours.loads(text)) == repr(flasks.loads(text))
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'\xef\xbb\xbf{"a": 1}',  # a byte order mark: the standard library reads past it
+        '{"a": 1}'.encode("utf-16"),  # UTF-16: the standard library guesses it
+        '{"a": 1}'.encode("utf-32-le"),
+        b'{"a": "\xed\xa0\x80"}',  # a surrogate encoded as if UTF-8
+    ],
+)
+def test_bytes_are_read_as_utf8_without_a_byte_order_mark_or_not_at_all(
+    app: Flask, body: bytes
+) -> None:
+    """As the API's body check (api/bodies.py) and RFC 8259 §8.1 have it."""
+    with pytest.raises(ValueError):
+        OrjsonProvider(app).loads(body)
+
+
+def test_a_document_nested_too_deep_is_a_value_error_never_a_recursion_error(app: Flask) -> None:
+    """``request.get_json(silent=True)`` (the pages' moves) answers None to a
+    ValueError; a RecursionError would be a 500."""
+    with pytest.raises(ValueError, match="nested too deep"):
+        OrjsonProvider(app).loads(b"[" * 50_000)
+    app.json = OrjsonProvider(app)
+    with app.test_request_context(
+        "/", method="POST", data=b"[" * 50_000, content_type="application/json"
+    ):
+        assert request.get_json(silent=True) is None
