@@ -340,6 +340,76 @@ def test_a_refused_move_is_answered_in_words_with_its_rule(app: Flask) -> None:
     assert opus(app).version(UUID(game)) == version
 
 
+def test_a_page_move_naming_another_seat_is_made_for_the_cookies_seat_or_refused(
+    app: Flask,
+) -> None:
+    """The seat is the cookie's token's, decided by the service: a move
+    whose body (or the move beside it) names the other seat is made for the
+    cookie's seat, or refused with nothing recorded; never for the seat it
+    names."""
+    game, seats, _ = running_game(app)
+    game_id = UUID(game)
+    turn = opus(app).state(game_id).turn
+    (mover, mover_csrf), (waiting, waiting_csrf) = seats[turn], seats[1 - turn]
+    json_headers = {"Accept": "application/json"}
+    head = opus(app).recorder.max_notification_id()
+    state = opus(app).state(game_id)
+    stone_free = [c for c in state.hands[turn] if load_catalog().card(c).stone is None]
+    theirs = state.hands[turn][0]
+
+    # The seat not in turn names the seat in turn, every way a body could.
+    waiting_names_mover = [
+        {"move": {"kind": "pass", "body": {}, "player": turn, "seat": turn}, "seat": turn},
+        {"move": {"kind": "discard", "body": {"card": theirs}, "player": turn}, "player": turn},
+        {"move": {"kind": "discard", "body": {"card": theirs, "player": turn}}},
+        {"move": {"kind": "pass", "body": {"seat": turn}}},
+    ]
+    for body in waiting_names_mover:
+        answer = waiting.post(
+            f"/table/{game}/move", json=body, headers={"X-CSRF-Token": waiting_csrf, **json_headers}
+        )
+        assert answer.status_code in (403, 422), (body, answer.json)  # out of turn; unknown field
+        assert opus(app).recorder.max_notification_id() == head, body
+    form = waiting.post(
+        f"/table/{game}/move",
+        data={
+            "csrf": waiting_csrf,
+            "move": json.dumps({"kind": "pass", "body": {}, "player": turn}),
+            "player": str(turn),
+            "seat": str(turn),
+        },
+    )
+    assert form.status_code == 403
+    assert opus(app).recorder.max_notification_id() == head
+
+    # The seat in turn names the other seat: the move is its own.
+    made = mover.post(
+        f"/table/{game}/move",
+        json={
+            "move": {"kind": "discard", "body": {"card": stone_free[0]}, "player": 1 - turn},
+            "seat": 1 - turn,
+        },
+        headers={"X-CSRF-Token": mover_csrf, **json_headers},
+    )
+    assert made.status_code == 200, made.json
+    recorded = list(opus(app).repository.event_store.get(game_id))
+    discarded = [e for e in recorded if type(e).__name__ == "CardDiscarded"]
+    assert [(e.player, e.card) for e in discarded] == [(turn, stone_free[0])]
+    assert opus(app).state(game_id).hands[1 - turn] == state.hands[1 - turn]
+
+
+def test_a_page_move_nested_too_deep_is_refused_not_a_server_error(app: Flask) -> None:
+    game, seats, _ = running_game(app)
+    client, csrf = seats[0]
+    answer = client.post(
+        f"/table/{game}/move",
+        data=b'{"move": ' + b"[" * 50_000,
+        content_type="application/json",
+        headers={"X-CSRF-Token": csrf, "Accept": "application/json"},
+    )
+    assert answer.status_code == 400, answer.get_data(as_text=True)[:200]
+
+
 def test_every_legal_move_is_offered_and_an_assembly_shows_its_components_and_points(
     app: Flask,
 ) -> None:
