@@ -243,10 +243,16 @@ def _seats(log: OracleLog) -> list[OracleSeat]:
 
 
 def wilson(wins: float, n: int) -> tuple[float, float]:
+    """The 95 % Wilson score interval of ``wins`` in ``n``. In exact
+    arithmetic its lower bound is 0 when there is no win and its upper bound
+    1 when every game is won (the square root is then exactly z / 2n):
+    those two are taken exactly, the others from the formula."""
     p = wins / n
     centre = p + Z * Z / (2 * n)
     spread = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n))
-    return (centre - spread) / (1 + Z * Z / n), (centre + spread) / (1 + Z * Z / n)
+    low = 0.0 if wins == 0 else (centre - spread) / (1 + Z * Z / n)
+    high = 1.0 if wins == n else (centre + spread) / (1 + Z * Z / n)
+    return low, high
 
 
 def seat_advantage(log: OracleLog) -> list[Row]:

@@ -222,8 +222,7 @@ def _seat_advantage(rows: list[dict[str, Any]], path: Path) -> bool:
         ax = fig.add_subplot(1, len(groups), i + 1)
         x = [r["seat"] for r in seats]
         share = [r["share"] for r in seats]
-        low = [r["share"] - r["wilson_low"] for r in seats]
-        high = [r["wilson_high"] - r["share"] for r in seats]
+        low, high = error_bars(seats)
         colors = ["#c0392b" if r["wilson_low"] > r["fair_share"] else "#2e86c1" for r in seats]
         ax.bar(x, share, color=colors, yerr=[low, high], capsize=4)
         ax.axhline(1 / players, color="black", linestyle="--", linewidth=1, label="fair share")
@@ -236,6 +235,15 @@ def _seat_advantage(rows: list[dict[str, Any]], path: Path) -> bool:
             ax.legend(loc="upper right", fontsize=8)
     fig.suptitle("Seat advantage: red = interval above the fair share")
     return _save(fig, path)
+
+
+def error_bars(seats: list[dict[str, Any]]) -> tuple[list[float], list[float]]:
+    """The seat advantage's error bars: how far each Wilson bound lies below
+    and above its share; never negative (matplotlib refuses a negative bar),
+    though the SQL already holds each bound on its side of the share."""
+    low = [max(0.0, r["share"] - r["wilson_low"]) for r in seats]
+    high = [max(0.0, r["wilson_high"] - r["share"]) for r in seats]
+    return low, high
 
 
 def _card_strength(rows: list[dict[str, Any]], path: Path) -> bool:

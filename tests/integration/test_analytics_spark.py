@@ -1,7 +1,9 @@
 """DuckDB and Spark give identical tables: every question's SQL on one data
 set (mixed bots, both draw rules, Guild on and off, and a tournament with
-drops), Spark in local mode. One SparkSession for the module (its JVM takes
-10-30 s to start)."""
+drops), Spark in local mode; and Spark's report of a small store (three
+games of three players, a seat with no win) is written, its Wilson bounds
+held to [0, 1]. One SparkSession for the module (its JVM takes 10-30 s to
+start)."""
 
 from __future__ import annotations
 
@@ -12,10 +14,10 @@ from typing import Any
 import pytest
 
 from domain.application import Opus
-from domain.simulation import simulate_tournament
+from domain.simulation import simulate, simulate_tournament
 from projections.analytics.engines import DuckDBEngine, SparkEngine, spark_session
 from projections.analytics.export import data_files, export
-from projections.analytics.report import QUESTIONS, run_questions
+from projections.analytics.report import QUESTIONS, build_report, run_questions
 from tests.analytics_oracle import GameSpec, play_mixed
 
 pytestmark = pytest.mark.spark
@@ -61,3 +63,32 @@ def test_duckdb_and_spark_give_identical_tables(spark: Any, data: Path) -> None:
         assert by_spark[question].columns == by_duckdb[question].columns, question
         assert by_spark[question].rows == by_duckdb[question].rows, question
         assert by_duckdb[question].rows or question == "bot_head_to_head", question
+
+
+def test_sparks_report_of_three_games_of_three_players(spark: Any, tmp_path: Path) -> None:
+    """``opus analytics report --engine spark`` on the store of ``opus
+    simulate --games 3 --players 3``: a seat won nothing, and its interval's
+    lower bound is exactly 0 (the chart's error bar is not negative)."""
+    app = Opus(
+        env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "e.db")}
+    )
+    simulate(app, 3, 3, "greedy", seed=0)
+    export(app, tmp_path / "parquet")
+    app.close()
+    files = data_files(tmp_path / "parquet")
+    report = build_report(
+        SparkEngine(files, session=spark), tmp_path / "parquet", tmp_path / "report"
+    )
+    assert (tmp_path / "report" / "charts" / "seat_advantage.png").stat().st_size > 0
+    rows = report.results["seat_advantage"].dicts()
+    assert any(row["wins"] == 0 for row in rows)
+    for row in rows:
+        assert 0.0 <= row["wilson_low"] <= row["share"] <= row["wilson_high"] <= 1.0, row
+        assert row["wilson_low"] == 0.0 or row["wins"] > 0, row
+    duck = DuckDBEngine(files)
+    try:
+        assert run_questions(duck, ("seat_advantage",))["seat_advantage"].rows == (
+            report.results["seat_advantage"].rows
+        )
+    finally:
+        duck.close()
