@@ -3,7 +3,7 @@
 One row per:
 
 - ``game``: variant (draw, guild, stage points, rules digest), players, how
-  it ended (R7.1, R7.2, "withdrawn" R3.5, "called" T8.1), turns, events (its
+  it ended (R7.1, R7.2, "stalled" R7.4, "withdrawn" R3.5, "called" T8.1), turns, events (its
   last version), winners, its tournament, round and table when it has one;
 - ``seat``: game, seat, name, player id (the leaderboard's: a hash of the
   seat's token hash, or of its name without one), bot kind (``bot_kind``),

@@ -1,5 +1,5 @@
--- How games end (R7.1 deck out and passes, R7.2 a Stone placed, "withdrawn"
--- R3.5, "called" T8.1), by player count and variant.
+-- How games end (R7.1 deck out and passes, R7.2 a Stone placed, "stalled"
+-- R7.4, "withdrawn" R3.5, "called" T8.1), by player count and variant.
 WITH ends AS (
   SELECT players, draw, guild, end_reason, COUNT(*) AS games, SUM(turns) AS turns
   FROM game
