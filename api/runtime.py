@@ -7,6 +7,7 @@ from typing import Any
 
 from flask import current_app
 
+from api.stream_slots import StreamSlots
 from domain.application import Opus
 from infra.broker import Broker
 from infra.idempotency import ResponseCache
@@ -27,6 +28,8 @@ class Services:
     query_wait_seconds: float = DEFAULT_QUERY_WAIT_SECONDS
     inactivity_seconds: float = DEFAULT_INACTIVITY_SECONDS  # R3.5: before a seat may be withdrawn
     ready_max_lag: int = DEFAULT_READY_MAX_LAG  # /readyz: 503 past this lag of a view
+    # the event streams this process serves at once (api/stream.py): none by default
+    streams: StreamSlots = field(default_factory=lambda: StreamSlots(0))
     closers: list[Any] = field(default_factory=list)
 
     def close(self) -> None:

@@ -17,7 +17,11 @@ misses nothing.
   ``gunicorn -k gevent 'api.stream:create_stream_app()'`` (only the streams
   and the health checks, a greenlet per stream), fed by Redis pub/sub
   (infra/broker.py): open streams never take a thread of the API's
-  gthread workers (docker-compose.yml, bench/streams.py).
+  gthread workers (docker-compose.yml, bench/streams.py). Whatever a proxy
+  sends it, the API (``create_app``) serves at most ``OPUS_API_STREAMS``
+  streams at once (api/stream_slots.py): none by default, a 503 naming the
+  stream service; past a bound, a 503 with Retry-After. ``opus serve`` and
+  the stream service serve them.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from uuid import UUID
 from flask import Flask, Response, request, stream_with_context
 from flask.views import MethodView
 from flask_smorest import Blueprint
+from werkzeug.exceptions import ServiceUnavailable
 
 from api import docs
 from api.errors import ApiError
@@ -52,6 +57,14 @@ blp = Blueprint("stream", __name__, url_prefix="/games", description="Live publi
 KEEPALIVE_SECONDS = 15.0
 MAX_SECONDS = 3600.0
 VERSION = re.compile(r"[0-9]{1,18}")
+# A stream refused for want of a place: when to try again (an open stream
+# lasts as long as its game, so a place frees up at a game's pace).
+FULL_RETRY_AFTER_SECONDS = 30
+STREAM_SERVICE = (
+    "event streams are served by the stream service, "
+    "gunicorn -k gevent 'api.stream:create_stream_app()' at its own -b address "
+    "(docker-compose.yml's `streams`, which its proxy sends /games/{id}/events to)"
+)
 
 
 def publisher(svc: Services) -> Any:
@@ -66,6 +79,24 @@ def publisher(svc: Services) -> Any:
             svc.broker.publish(aggregate_id, *messages)
 
     return publish
+
+
+def take_place(svc: Services) -> None:
+    """A place among the streams this process serves at once
+    (``OPUS_API_STREAMS``), or a 503: naming the stream service when this
+    process serves none, with Retry-After when they are all taken."""
+    if svc.streams.take():
+        return
+    capacity = svc.streams.capacity
+    if capacity == 0:
+        raise ServiceUnavailable(
+            f"this process serves no event streams (OPUS_API_STREAMS=0): {STREAM_SERVICE}"
+        )
+    raise ServiceUnavailable(
+        f"this process serves at most {capacity} event streams at once (OPUS_API_STREAMS), "
+        f"all open: retry later, or open it on the stream service; {STREAM_SERVICE}",
+        retry_after=FULL_RETRY_AFTER_SECONDS,
+    )
 
 
 def sse(record_json: str, version: int, type_: str) -> str:
@@ -95,16 +126,24 @@ class Events(MethodView):
     @blp.response(200, content_type="text/event-stream")
     @blp.alt_response(204, description="The game has ended and the client has every event")
     @blp.alt_response(400, schema=ErrorSchema, description="Last-Event-ID is not a version")
+    @blp.alt_response(
+        503,
+        schema=ErrorSchema,
+        description="This process serves no streams (the stream service does), or "
+        "as many as it may at once (Retry-After)",
+    )
     def get(self, game_id: UUID) -> Response:
         """Server-sent events: the game's public events from ``Last-Event-ID``
         (a version; 0 for all) on, then live until the game ends."""
         svc = services()
-        after = requested_version()
-        # Subscribe before reading the log: an event saved in between is
-        # heard live, none falls between the two.
         resources = ExitStack()
-        subscription = resources.enter_context(svc.broker.subscribe(str(game_id)))
+        take_place(svc)  # before anything else: a refusal costs no store read
+        resources.callback(svc.streams.release)
         try:
+            after = requested_version()
+            # Subscribe before reading the log: an event saved in between is
+            # heard live, none falls between the two.
+            subscription = resources.enter_context(svc.broker.subscribe(str(game_id)))
             records = game_export(svc.opus, game_id, 0)
             if not records:
                 raise GameNotFoundError(f"no game {game_id}")
@@ -196,7 +235,9 @@ def create_stream_app(config: Settings | Mapping[str, str | None] | None = None)
         settings = config
     else:
         settings = Settings.from_env(overrides=config)
-    settings = dataclasses.replace(settings, run_projections=False)
+    # never the projections; every stream asked of it (gevent's worker
+    # connections bound them)
+    settings = dataclasses.replace(settings, run_projections=False, api_streams=None)
     _check_cooperative()
     app = Flask("opus-streams")
     app.json = OrjsonProvider(app)

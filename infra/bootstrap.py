@@ -164,9 +164,11 @@ def rebuild_workers(settings: Settings, count: int) -> Workers:
 def open_services(settings: Settings) -> Services:
     """The HTTP service's parts: the application, the live-event broker and
     the response cache (Redis when configured, under its prefix, else in this
-    process), the queries on the view store and, when ``run_projections``,
-    a started runner per projection. ``Services.close`` closes them all."""
+    process), the queries on the view store, the count of its event streams
+    (at most ``api_streams`` open at once) and, when ``run_projections``, a
+    started runner per projection. ``Services.close`` closes them all."""
     from api.runtime import Services  # Flask: only the HTTP service imports it
+    from api.stream_slots import StreamSlots
 
     application = open_application(settings)
     broker: Broker
@@ -187,6 +189,7 @@ def open_services(settings: Settings) -> Services:
         query_wait_seconds=settings.query_wait_seconds,
         inactivity_seconds=settings.inactivity_seconds,
         ready_max_lag=settings.ready_max_lag,
+        streams=StreamSlots(settings.api_streams),
     )
     services.closers.extend([application.close, broker.close, store.close])
     if settings.run_projections:

@@ -29,6 +29,14 @@ default, ``eventsourcing.postgres``, or ``eventsourcing.popo`` in memory),
 - ``OPUS_RUNNER_CHECK_SECONDS`` (1): how often an idle projection runner
   checks that its view still stands where it left it in the view store
   (a Redis restarted empty, or from an older snapshot, is caught up at once);
+- ``OPUS_API_STREAMS`` (0): how many event streams (``GET
+  /games/{id}/events``) one API process (``create_app``) serves at once; 0
+  refuses them all with a 503 naming the stream service, which serves them
+  in production (``api.stream:create_stream_app``, unbounded by this); past
+  the bound a stream is a 503 with Retry-After. An open stream holds a
+  thread of the API for as long as its game lasts, so the production API
+  serves none; ``opus serve`` (the embedded layout, whose web client
+  listens to them) serves ``EMBEDDED_API_STREAMS`` unless this says;
 - ``OPUS_ANALYTICS_DIR`` (``./var/analytics``): the analytics' folder: the
   Parquet export in ``parquet/``, the latest report in ``report/``, whose
   ``report.json`` ``GET /analytics/{question}`` serves.
@@ -74,6 +82,10 @@ DEFAULT_RECONNECT_TIMEOUT = RECONNECT_TIMEOUT
 DEFAULT_READY_MAX_LAG = 1000  # positions of the log a view may lag and still be ready
 DEFAULT_RUNNER_CHECK_SECONDS = CHECK_INTERVAL
 DEFAULT_ANALYTICS_DIR = "./var/analytics"  # the Parquet export and the latest report
+DEFAULT_API_STREAMS = 0  # event streams an API process serves at once: none (the stream service's)
+EMBEDDED_API_STREAMS = 100  # ... and `opus serve`'s, one thread each
+# `opus serve`'s defaults, under the environment's (Settings.from_env(defaults=...))
+EMBEDDED_DEFAULTS = {"OPUS_API_STREAMS": str(EMBEDDED_API_STREAMS)}
 
 SQLITE = "eventsourcing.sqlite"
 POSTGRES = "eventsourcing.postgres"
@@ -144,6 +156,7 @@ class Settings:
     rate_limit: str = DEFAULT_RATE_LIMIT
     trusted_proxies: int = DEFAULT_TRUSTED_PROXIES
     analytics_dir: str = DEFAULT_ANALYTICS_DIR
+    api_streams: int | None = DEFAULT_API_STREAMS  # None: no bound (the stream service)
 
     @classmethod
     def from_env(
@@ -151,10 +164,13 @@ class Settings:
         environ: Mapping[str, str] | None = None,
         *,
         overrides: Mapping[str, str | None] | None = None,
+        defaults: Mapping[str, str] | None = None,
     ) -> Settings:
         """The settings from ``environ`` (the process's environment by
-        default), with ``overrides`` over it (a variable set to None is unset)."""
-        env = dict(os.environ if environ is None else environ)
+        default) laid over ``defaults`` (a layout's own, as ``opus serve``'s
+        ``EMBEDDED_DEFAULTS``), with ``overrides`` over it (a variable set to
+        None is unset)."""
+        env = {**(defaults or {}), **(os.environ if environ is None else environ)}
         for name, value in (overrides or {}).items():
             if value is None:
                 env.pop(name, None)
@@ -183,6 +199,7 @@ class Settings:
             rate_limit=env.get("OPUS_RATE_LIMIT", DEFAULT_RATE_LIMIT),
             trusted_proxies=_number(env, "OPUS_TRUSTED_PROXIES", int, DEFAULT_TRUSTED_PROXIES),
             analytics_dir=env.get("OPUS_ANALYTICS_DIR") or DEFAULT_ANALYTICS_DIR,
+            api_streams=_count(env, "OPUS_API_STREAMS", DEFAULT_API_STREAMS),
         )
 
     @property
@@ -246,3 +263,11 @@ def _number(env: Mapping[str, str], name: str, kind: Callable[[str], N], default
         return kind(text)
     except ValueError:
         raise ValueError(f"{name}={text!r} is not a number") from None
+
+
+def _count(env: Mapping[str, str], name: str, default: int) -> int:
+    """A whole number, 0 or more."""
+    value = _number(env, name, int, default)
+    if value < 0:
+        raise ValueError(f"{name}={value} must be 0 or more")
+    return value

@@ -8,13 +8,16 @@ from flask import Flask
 
 from api.app import create_app
 from domain.application import Opus
+from infra.settings import EMBEDDED_DEFAULTS
 
 
 def embedded_app(folder: Path, *, run_projections: bool) -> Flask:
     """The app on a SQLite event store and SQLite views in ``folder``, with
-    no Redis; ``run_projections``: the projections run in its threads."""
+    no Redis, serving event streams as ``opus serve`` does;
+    ``run_projections``: the projections run in its threads."""
     return create_app(
         {
+            **EMBEDDED_DEFAULTS,
             "PERSISTENCE_MODULE": "eventsourcing.sqlite",
             "SQLITE_DBNAME": str(folder / "events.db"),
             "OPUS_VIEWS_DBNAME": str(folder / "views.db"),

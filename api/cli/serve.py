@@ -1,4 +1,7 @@
-"""``opus serve``: the HTTP API on the embedded defaults, in one process."""
+"""``opus serve``: the HTTP API on the embedded defaults, in one process,
+serving the event streams its web client listens to (``EMBEDDED_DEFAULTS``:
+up to ``EMBEDDED_API_STREAMS`` at once, a thread each, unless
+``OPUS_API_STREAMS`` says)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import click
 from werkzeug.serving import make_server
 
 from api.app import create_app
+from infra.settings import EMBEDDED_DEFAULTS, Settings
 
 
 @click.command()
@@ -18,7 +22,7 @@ def serve(host: str, port: int) -> None:
     """Run the web client and the API: SQLite event store and views by default, projections in a
     background thread. Production runs gunicorn 'api.app:create_app()' with
     PostgreSQL, Redis and separate 'opus project' processes."""
-    app = create_app()
+    app = create_app(Settings.from_env(defaults=EMBEDDED_DEFAULTS))
     server = make_server(host, port, app, threaded=True)
     click.echo(
         f"Opus listening on http://{host}:{server.server_port} "
