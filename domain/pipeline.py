@@ -27,6 +27,7 @@ id a command id may decide, so that a retried create finds what it made.
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -49,6 +50,7 @@ RETRIES = 5  # tries of a command whose save met another writer's
 LOCK_STRIPES = 256  # a fixed set of locks: memory stays bounded however many aggregates
 
 A = TypeVar("A", bound=Chained)
+log = logging.getLogger(__name__)
 
 COMMAND_IDS = UUID("6f1c9b54-3a0e-4f4e-9a65-0d8e8e0b6b1a")
 
@@ -103,9 +105,13 @@ class Unit:
         self.aggregates: dict[UUID, Chained] = {}
 
     def get(self, aggregate_id: UUID, kind: type[A]) -> A:
-        """The aggregate, caught up with the store."""
+        """The aggregate, caught up with the store; one that already holds
+        this command's unsaved events is not (the store's later events would
+        land on top of them): if it was behind, the save clashes and the
+        command is decided again."""
         aggregate = self.cached(aggregate_id, kind)
-        self.runner.catch_up(aggregate)
+        if not aggregate.pending_events:
+            self.runner.catch_up(aggregate)
         return aggregate
 
     def cached(self, aggregate_id: UUID, kind: type[A]) -> A:
@@ -165,7 +171,10 @@ class Command(Generic[A]):
     a NotAuthorisedError unless the caller may. ``touches(target)`` names
     the existing aggregates besides the target that ``act`` will change.
     ``replay(target, unit, command)`` finds an applied command's version
-    where it is not recorded on the target (a call, on its game)."""
+    where it is not recorded on the target (a call, on its game). ``fresh``:
+    decide on the target as stored, not as cached (a command that may leave
+    its target unchanged; a game's commands always change it, and a clash
+    tells them they decided on a stale copy)."""
 
     target: UUID
     kind: type[A]
@@ -173,6 +182,7 @@ class Command(Generic[A]):
     authorise: Callable[[A, Caller], None] = anyone
     touches: Callable[[A], Iterable[UUID]] = nothing_else
     replay: Callable[[A, Unit, str], int | None] | None = None
+    fresh: bool = False
 
 
 Listener = Callable[[list[Recording[UUID]], Sequence[Chained]], None]
@@ -250,6 +260,12 @@ class Runner:
                 wanted.update(policy.touches(target))
             if not wanted <= locked:
                 raise _Widen(wanted)
+            expected = caller.expected_version
+            if command.fresh or expected is not None:
+                # If-Match is checked, and a retry under it answered, on the
+                # store's latest; so is a command that may leave its target
+                # unchanged (no clash would tell it decided on a stale copy).
+                self.catch_up(target)
             self._authorise(command, target, caller)
             if caller.command:
                 replay = command.replay
@@ -260,43 +276,47 @@ class Runner:
                 )
                 if version is not None:
                     return CommandOutcome(None, version, target.id, replayed=True)
-            expected = caller.expected_version
             if expected is not None and target.version != expected:
-                if self.catch_up(target):
-                    raise _Again  # the cached copy was behind: look again
                 raise VersionClashError(
                     f"{target.noun} {target.id} is at version {target.version}, not {expected}"
                 )
+            decided_at = target.version
             try:
                 value = command.act(target, unit, caller)
                 changed = self._join(unit)
                 recordings = self.app.save(*changed)
             except _Widen:
-                unit.forget()
+                unit.forget(all_loaded=True)
                 raise
             except IntegrityError:
+                # Another process wrote first: everything loaded is forgotten,
+                # and the next try answers a replay, checks If-Match and
+                # decides again, on the latest.
                 unit.forget(all_loaded=True)
-                if expected is not None:
-                    raise VersionClashError(
-                        f"{target.noun} {target.id} changed since version {expected}"
-                    ) from None
                 raise _Again from None
             except RuleError:
-                # Refused before anything was triggered. The cached target may
-                # be behind another process's writes: decide again on the
-                # latest before refusing.
+                # The cached target may be behind another process's writes:
+                # decide again on the latest before refusing.
                 if unit.changed():
-                    unit.forget()
+                    unit.forget(all_loaded=True)
+                    if self.stored_after(target.id, decided_at):
+                        raise _Again from None
                     raise
                 if self.catch_up(target):
                     raise _Again from None
                 raise
             except BaseException:
-                unit.forget()
+                # The save takes the pending events off the aggregates before
+                # it writes them: whatever failed, nothing loaded stays cached.
+                unit.forget(all_loaded=True)
                 raise
             self._tell(recordings, changed)
             position = recordings[-1].notification.id if recordings else 0
             return CommandOutcome(position, target.version, target.id, value=value)
+
+    def stored_after(self, aggregate_id: UUID, version: int) -> bool:
+        """Whether the store holds events of the aggregate after ``version``."""
+        return next(iter(self.app.events.get(aggregate_id, gt=version, limit=1)), None) is not None
 
     def _authorise(self, command: Command[A], target: A, caller: Caller) -> None:
         """``authorise``, once more on the latest state if it refuses the
@@ -340,12 +360,16 @@ class Runner:
         return CommandOutcome(recordings[-1].notification.id, new.version, new.id)
 
     def _tell(self, recordings: list[Recording[UUID]], aggregates: Sequence[Chained]) -> None:
-        """Tell the listener what a command saved; it is saved already, so the
-        listener must not fail the command."""
-        if self.on_saved is not None:
-            self.on_saved(recordings, aggregates)
-        for aggregate in aggregates:
-            aggregate.sealed.clear()
+        """Tell the listener what a command saved. It is saved already: a
+        failure here is logged, never the command's answer."""
+        try:
+            if self.on_saved is not None:
+                self.on_saved(recordings, aggregates)
+        except Exception:
+            log.exception("telling what a command saved failed")
+        finally:
+            for aggregate in aggregates:
+                aggregate.sealed.clear()
 
 
 class _Widen(Exception):  # a signal to the runner, not an error

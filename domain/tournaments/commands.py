@@ -14,7 +14,7 @@ and the retried command decides again on what was stored.
 from __future__ import annotations
 
 import hmac
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
@@ -25,7 +25,17 @@ from domain.chained import Chained
 from domain.errors import CallError, CreationError, NotTournamentOrganiserError
 from domain.events import GameEnded
 from domain.game import Game
-from domain.pipeline import SERVICE, Caller, Command, CommandOutcome, Runner, Unit, id_for
+from domain.pipeline import (
+    SERVICE,
+    Caller,
+    Command,
+    CommandOutcome,
+    Runner,
+    Unit,
+    anyone,
+    id_for,
+    nothing_else,
+)
 from domain.ruleset import RuleSet
 from domain.text import check_text
 from domain.tournaments.aggregate import Tournament
@@ -80,7 +90,7 @@ class TournamentCommands:
         def register(t: Tournament, unit: Unit, caller: Caller) -> int:
             return t.register(name, contribution, token, caller.command)
 
-        outcome = self.runner.run(Command(tournament_id, Tournament, register), caller)
+        outcome = self.runner.run(on_tournament(tournament_id, register, anyone), caller)
         if outcome.replayed:
             found = self.player_of(tournament_id, token) if token else None
             return CommandOutcome(
@@ -106,7 +116,7 @@ class TournamentCommands:
         def touches(t: Tournament) -> list[UUID]:
             return t.state.running_games_of(player)
 
-        return self.runner.run(Command(tournament_id, Tournament, drop, authorise, touches), caller)
+        return self.runner.run(on_tournament(tournament_id, drop, authorise, touches), caller)
 
     def pair(
         self, tournament_id: UUID, *, caller: Caller = SERVICE, beacon: str | None = None
@@ -119,7 +129,7 @@ class TournamentCommands:
                 unit.add(start_game(t, planned))
             return t.state.paired
 
-        return self.runner.run(Command(tournament_id, Tournament, pair, check_organiser), caller)
+        return self.runner.run(on_tournament(tournament_id, pair), caller)
 
     def call(
         self,
@@ -141,11 +151,11 @@ class TournamentCommands:
             game.call(moment, by, caller.command)
 
         def replay(t: Tournament, unit: Unit, command: str) -> int | None:
-            return unit.get(game_id, Game).replay_of(command)
+            """The tournament's version, as the call answered, if the game
+            recorded this call."""
+            return t.version if unit.get(game_id, Game).replay_of(command) is not None else None
 
-        command = Command(
-            tournament_id, Tournament, call, check_organiser, lambda t: [game_id], replay
-        )
+        command = on_tournament(tournament_id, call, touches=lambda t: [game_id], replay=replay)
         return self.runner.run(command, caller)
 
     def correct(
@@ -163,7 +173,7 @@ class TournamentCommands:
         def correct(t: Tournament, unit: Unit, caller: Caller) -> None:
             t.correct(game_id, places, reason, by, caller.command)
 
-        return self.runner.run(Command(tournament_id, Tournament, correct, check_organiser), caller)
+        return self.runner.run(on_tournament(tournament_id, correct), caller)
 
     def penalise(
         self,
@@ -180,9 +190,7 @@ class TournamentCommands:
         def penalise(t: Tournament, unit: Unit, caller: Caller) -> None:
             t.penalise(player, points, reason, by, caller.command)
 
-        return self.runner.run(
-            Command(tournament_id, Tournament, penalise, check_organiser), caller
-        )
+        return self.runner.run(on_tournament(tournament_id, penalise), caller)
 
     def finish(self, tournament_id: UUID, *, caller: Caller = SERVICE) -> CommandOutcome:
         """T9.3: the standings' digest, the secret revealed."""
@@ -190,7 +198,7 @@ class TournamentCommands:
         def finish(t: Tournament, unit: Unit, caller: Caller) -> None:
             t.finish(caller.command)
 
-        return self.runner.run(Command(tournament_id, Tournament, finish, check_organiser), caller)
+        return self.runner.run(on_tournament(tournament_id, finish), caller)
 
     # ---- queries -------------------------------------------------------------
 
@@ -226,6 +234,27 @@ class TournamentResults:
         tournament.record_result(
             changed.id, engine.rank_keys(state), list(state.scores), changed.chain
         )
+
+
+def on_tournament(
+    tournament_id: UUID,
+    act: Callable[[Tournament, Unit, Caller], int | None],
+    authorise: Callable[[Tournament, Caller], None] | None = None,
+    touches: Callable[[Tournament], Iterable[UUID]] = nothing_else,
+    replay: Callable[[Tournament, Unit, str], int | None] | None = None,
+) -> Command[Tournament]:
+    """A tournament command: the organiser's unless it says who may, and
+    decided on the tournament as stored (``Command.fresh``: a call changes
+    only its game, so no clash would show a stale tournament)."""
+    return Command(
+        tournament_id,
+        Tournament,
+        act,
+        authorise or check_organiser,
+        touches,
+        replay,
+        fresh=True,
+    )
 
 
 def start_game(tournament: Tournament, planned: TableGame) -> Game:

@@ -10,11 +10,14 @@ import random
 import threading
 from collections import Counter
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 from uuid import UUID
 
 import pytest
+from eventsourcing.persistence import OperationalError
 
 from domain.application import Opus
 from domain.bots import BOTS
@@ -28,6 +31,7 @@ from domain.errors import (
 from domain.events import GameEnded
 from domain.game import Game
 from domain.internals import evict
+from domain.moves import Move
 from domain.pipeline import LOCK_STRIPES, Caller, Command, Unit
 from domain.ruleset import RuleSet
 from domain.tournaments.aggregate import Tournament
@@ -52,11 +56,17 @@ def stripe(aggregate_id: UUID) -> int:
     return aggregate_id.int % LOCK_STRIPES
 
 
-def tournament_of(app: Opus, players: int, key: str) -> UUID:
-    created = app.tournaments.create("Cup", caller=Caller(ORGANISER, command=key))
+def tournament_of(app: Opus, players: int, key: str, **options: Any) -> UUID:
+    created = app.tournaments.create("Cup", caller=Caller(ORGANISER, command=key), **options)
     for n in range(1, players + 1):
         app.tournaments.register(created.aggregate_id, f"P{n}", "", caller=Caller(token(n)))
     return created.aggregate_id
+
+
+def late(tournament: Tournament) -> datetime:
+    """A moment past round 1's time limit (T8.1)."""
+    round_ = tournament.state.rounds[0]
+    return datetime.fromisoformat(round_.paired_at) + timedelta(seconds=61)
 
 
 def two_tournaments(app: Opus, players: int) -> tuple[UUID, UUID]:
@@ -232,3 +242,112 @@ def test_if_match_holds_for_a_join_as_for_every_command_on_an_existing_game(app:
     with pytest.raises(VersionClashError, match="at version 1, not 2"):
         app.join(game_id, "Ada", caller=Caller(expected_version=2))
     assert app.join(game_id, "Ada", caller=Caller(expected_version=1)).version == 2
+
+
+def sqlite_env(tmp_path: Path) -> dict[str, str]:
+    return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "e.db")}
+
+
+def started(app: Opus, players: int = 2) -> UUID:
+    game_id = app.create_game(secret=bytes(32))
+    for n in range(players):
+        app.join(game_id, f"P{n}", caller=Caller(token(n)))
+    app.start(game_id)
+    return game_id
+
+
+def a_move(app: Opus, game_id: UUID) -> tuple[Move, str]:
+    with app.reading(game_id) as (state, version):
+        return BOTS["random"](random.Random(version))(state, state.turn), token(state.turn)
+
+
+def test_a_failed_save_of_any_kind_leaves_no_changed_copy_in_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The library takes the pending events off before it writes them: a
+    store error that is not a clash must not leave the game cached a version
+    ahead of the store (the next save would leave a gap no process loads)."""
+    app = Opus(sqlite_env(tmp_path))
+    game_id = started(app)
+    insert = app.recorder.insert_events
+    failures = [OperationalError("database is locked")]
+
+    def fail_once(*args: Any, **kwargs: Any) -> Any:
+        if failures:
+            raise failures.pop()
+        return insert(*args, **kwargs)
+
+    monkeypatch.setattr(app.recorder, "insert_events", fail_once)
+    move, seat = a_move(app, game_id)
+    with pytest.raises(OperationalError):
+        app.play(game_id, move, caller=Caller(seat))
+    move, seat = a_move(app, game_id)
+    app.play(game_id, move, caller=Caller(seat))
+    fresh = Opus(sqlite_env(tmp_path))
+    assert fresh.version(game_id) == app.version(game_id)
+    assert [e.originator_version for e in fresh.events.get(game_id)] == list(
+        range(1, app.version(game_id) + 1)
+    )
+
+
+def test_if_match_is_held_to_the_store_even_when_the_command_leaves_its_target_as_it_was(
+    tmp_path: Path,
+) -> None:
+    """A call changes only its game: a stale tournament in this process's
+    cache must not let an If-Match on an older version through."""
+    one, two = Opus(sqlite_env(tmp_path)), Opus(sqlite_env(tmp_path))
+    tournament = tournament_of(one, 4, "cup", time_limit=60)
+    one.tournaments.pair(tournament)
+    seen = two.tournaments.get(tournament)  # cached by the second process
+    game, stale, now = seen.state.rounds[0].tables[0].game, seen.version, late(seen)
+    one.tournaments.penalise(tournament, 1, Fraction(1, 2), "late", "arbiter")
+    with pytest.raises(VersionClashError, match=f"not {stale}"):
+        two.tournaments.call(
+            tournament, game, "arbiter", caller=Caller(expected_version=stale), now=now
+        )
+    assert not two.game(game).state.called
+
+
+def test_a_retry_under_if_match_reaching_another_process_is_answered_as_a_replay(
+    tmp_path: Path,
+) -> None:
+    one, two = Opus(sqlite_env(tmp_path)), Opus(sqlite_env(tmp_path))
+    game_id = started(one)
+    version = two.version(game_id)  # cached by the second process
+    move, seat = a_move(one, game_id)
+    first = one.play(game_id, move, caller=Caller(seat, "k:1", expected_version=version))
+    again = two.play(game_id, move, caller=Caller(seat, "k:1", expected_version=version))
+    assert again.replayed and again.version == first.version == two.version(game_id)
+
+
+def test_a_drop_decided_on_a_tournament_cached_before_its_game_ended_is_accepted(
+    tmp_path: Path,
+) -> None:
+    """Another process ended the dropped player's game and recorded its
+    result; this process cached the tournament before: the drop is decided
+    on the tournament as stored, not refused for a seat it no longer has."""
+    one, two = Opus(sqlite_env(tmp_path)), Opus(sqlite_env(tmp_path))
+    tournament = tournament_of(one, 4, "cup")
+    one.tournaments.pair(tournament)
+    table = two.tournaments.get(tournament).state.rounds[0].tables[0]
+    choose = BOTS["random"](random.Random(2))
+    while (state := one.state(table.game)).status == "running":
+        one.play(table.game, choose(state, state.turn))
+    two.tournaments.drop(tournament, table.players[0], caller=Caller(token(table.players[0])))
+    state = one.tournaments.get(tournament).state
+    assert table.players[0] not in state.active and table.game in state.results
+
+
+def test_a_call_and_its_replay_answer_the_tournaments_version(app: Opus) -> None:
+    """A call is recorded in its game, but answers, first and replayed, with
+    its tournament's version (TournamentOutcomeSchema)."""
+    tournament = tournament_of(app, 4, "cup", time_limit=60)
+    app.tournaments.pair(tournament)
+    seen = app.tournaments.get(tournament)
+    game, now, version = seen.state.rounds[0].tables[0].game, late(seen), seen.version
+    first = app.tournaments.call(tournament, game, "arbiter", caller=Caller(command="c:1"), now=now)
+    app.tournaments.penalise(tournament, 1, Fraction(1, 2), "late", "arbiter")
+    again = app.tournaments.call(tournament, game, "arbiter", caller=Caller(command="c:1"), now=now)
+    assert first.version == version
+    assert again.replayed and again.version == first.version + 1  # the penalty's
+    assert again.version != app.version(game)
