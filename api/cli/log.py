@@ -24,6 +24,11 @@ from infra.eventlog import export_lines, read_records, tournament_lines, tournam
 from infra.settings import Settings
 from projections.view_check import verify_views
 
+VIEWS_HINT = (
+    "the views are checked against the log: bring them up to it with `opus project` "
+    "(or build them again: `opus rebuild`), or verify the events alone with --no-views"
+)
+
 
 @click.command()
 @click.option("--game", "game_id", default=None, help="Verify only this game (its id).")
@@ -94,6 +99,8 @@ def verify(
             store.close()
         for view_verdict in view_verdicts:
             click.echo(view_verdict.line())
+        if not all(v.ok for v in view_verdicts):
+            click.echo(VIEWS_HINT)
         failed += sum(not v.ok for v in view_verdicts)
     if failed:
         sys.exit(1)

@@ -1,4 +1,6 @@
-"""``opus project``, ``opus rebuild`` and ``opus view``: the read side's commands.
+"""``opus project``, ``opus rebuild`` and ``opus view``: the read side's
+commands; and ``project_views``, which the commands that write games
+(``opus simulate``, ``opus tournament simulate``) run after writing.
 
 The event store comes from eventsourcing's variables (PERSISTENCE_MODULE,
 SQLITE_DBNAME, POSTGRES_*); the view store is Redis when REDIS_URL is set,
@@ -38,6 +40,59 @@ from projections.registry import PROJECTIONS, select
 from projections.runner import ProjectionError
 
 NAMES = click.Choice(sorted(PROJECTIONS))
+CATCH_UP_PATIENCE = 60.0  # seconds a catch-up may go on without any view moving
+JOIN_SECONDS = 5.0  # how long a stopped catch-up runner is waited for
+
+
+def catch_up(settings: Settings) -> int:
+    """Every projection brought up to the log's head as it stands now by one
+    runner, as ``opus serve``'s catches up when it starts, then stopped;
+    returns that position. A view already there is left as it is, and a
+    runner beside it (``opus project``) is harmless: each commit is a
+    compare-and-set on the view's position. Waits as long as the views move
+    on; raises the runner's error when a projection fails, TimeoutError when
+    no view has moved for ``CATCH_UP_PATIENCE`` seconds."""
+    runner = projection_runner(settings, list(PROJECTIONS.values()))
+    head = log_head(runner.app)
+    queries = Queries(runner.store)
+    runner.start()
+    try:
+        progress = -1
+        while True:
+            try:
+                runner.wait(head, timeout=CATCH_UP_PATIENCE)
+                return head
+            except TimeoutError:
+                now = sum(queries.position(name) or 0 for name in PROJECTIONS)
+                if now <= progress:
+                    raise
+                progress = now
+    finally:
+        runner.stop()
+        runner.join(JOIN_SECONDS)
+        if not runner.is_running:
+            runner.store.close()
+
+
+def project_views(settings: Settings) -> None:
+    """After a command wrote games: the views brought up to them (``catch_up``)
+    where ``opus serve`` would project them (``OPUS_RUN_PROJECTIONS``, on by
+    default), so that ``opus verify`` finds them whole; else a line saying
+    they are ``opus project``'s. A catch-up that fails is the command's
+    error: the games are stored, the views are not up to date."""
+    if not settings.run_projections:
+        click.echo("views: not projected (OPUS_RUN_PROJECTIONS=0): `opus project` brings them up")
+        return
+    try:
+        position = catch_up(settings)
+    except Exception as e:  # the runner's own error, whatever the store: a message, not a trace
+        raise click.ClickException(
+            f"the games are stored, but the views could not be brought up to them: {e}; "
+            "run `opus project` (or `opus rebuild`)"
+        ) from e
+    click.echo(
+        f"views: {len(PROJECTIONS)} brought up to position {position} ({settings.views.describe()})"
+    )
 
 
 def batch_size_option(default: int, what: str) -> Any:

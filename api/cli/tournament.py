@@ -16,6 +16,7 @@ from uuid import UUID
 
 import click
 
+from api.cli.read_side import project_views
 from api.identity import new_token, token_hash
 from domain.application import Opus
 from domain.bots import BOTS
@@ -231,7 +232,8 @@ def standings(tournament_id: UUID) -> None:
 @click.option("--seed", default=1, show_default=True, type=int)
 def simulate(players: int, rounds: int, bot: str, drop_rate: float, seed: int) -> None:
     """Play a whole tournament of bots into the configured store; print the
-    final standings, the tournament's id, its games, moves and time."""
+    final standings, the tournament's id, its games, moves and time; then
+    bring the views up to it, as 'opus simulate' does."""
     settings = Settings.from_env()
     started = time.perf_counter()
     with opened() as app:
@@ -243,6 +245,7 @@ def simulate(players: int, rounds: int, bot: str, drop_rate: float, seed: int) -
     click.echo(f"games: {len(run.games)}")
     click.echo(f"moves: {run.moves}")
     click.echo(f"time: {elapsed:.2f} s")
+    project_views(settings)  # as `opus simulate`: `opus verify` then passes
 
 
 # ---- the standings table ---------------------------------------------------------
