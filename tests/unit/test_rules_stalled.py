@@ -21,6 +21,7 @@ from domain.legal import legal_moves
 from domain.moves import Cast, Discard, Move, Pass
 from domain.ruleset import RuleSet
 from domain.state import CARDS, GameState
+from projections.describe import PLAIN, line
 from tests.builders import SECRET, Position, kinds, of_kind
 from tests.forgery import rechain, rewritten
 
@@ -62,6 +63,15 @@ def test_R7_4_a_stalled_game_ends_after_n_passes_with_no_draw_and_no_spell() -> 
     assert ended.secret == SECRET.hex()  # R9.3
     assert p.state.status == "ended"
     assert len(p.state.deck) == deck > 0
+
+
+def test_R7_4_the_logs_words_for_a_stalled_end() -> None:
+    """The move log and the pages' log (projections/describe.py) show the
+    reason as recorded, in both languages."""
+    ended = {"event": "GameEnded", "reason": "stalled", "winners": [2], "scores": [0, 0, 0]}
+    names = ["Ada", "Boris", "Cleo"]
+    assert line(ended, names) == "Game over (stalled): Cleo won; scores 0, 0, 0"
+    assert "(stalled)" in line(ended, names, replace(PLAIN, russian=True))
 
 
 def test_R7_4_a_turn_that_draws_a_card_breaks_the_row() -> None:
