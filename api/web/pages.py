@@ -483,7 +483,7 @@ def move(game_id: UUID) -> Any:
         g.table_on_error = game_id
         try:
             raw = json.loads(request.form.get("move", ""))
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past Python's limit: no move either
             raise PageError(422, "move: a move as the page offers it") from None
         version = request.form.get("version")
     chosen = parse_move(raw)

@@ -408,6 +408,8 @@ def test_a_page_move_nested_too_deep_is_refused_not_a_server_error(app: Flask) -
         headers={"X-CSRF-Token": csrf, "Accept": "application/json"},
     )
     assert answer.status_code == 400, answer.get_data(as_text=True)[:200]
+    form = client.post(f"/table/{game}/move", data={"csrf": csrf, "move": "[" * 20_000})
+    assert form.status_code == 422, form.get_data(as_text=True)[:200]
 
 
 def test_every_legal_move_is_offered_and_an_assembly_shows_its_components_and_points(
