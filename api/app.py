@@ -45,9 +45,11 @@ from api.schemas import ErrorSchema
 from api.web import pages
 from infra.bootstrap import open_services
 from infra.broker import RedisBroker
+from infra.logthrottle import LogThrottle
 from infra.settings import Settings
 
 log = logging.getLogger(__name__)
+_failures = LogThrottle(log)  # the response cache's, once per kind an interval
 
 
 class OpusApi(Api):
@@ -171,8 +173,8 @@ def register_idempotency(app: Flask, services: Services) -> None:
             return None
         try:
             stored = services.responses.get(key)
-        except Exception:  # best-effort: the command id prevents a second application
-            log.exception("response cache: read failed; answering as a miss")
+        except Exception as e:  # best-effort: the command id prevents a second application
+            _failures.failed("response cache: read failed; answering as a miss", e)
             stored = None
         if stored is None:
             return None
@@ -192,6 +194,6 @@ def register_idempotency(app: Flask, services: Services) -> None:
         if key and response.status_code < 500 and "Idempotent-Replayed" not in response.headers:
             try:
                 services.responses.put(key, f"{response.status_code}\n{replay_body(response)}")
-            except Exception:  # best-effort, as above: never fail an applied command
-                log.exception("response cache: write failed; the response is not kept")
+            except Exception as e:  # best-effort, as above: never fail an applied command
+                _failures.failed("response cache: write failed; the response is not kept", e)
         return response

@@ -33,9 +33,11 @@ from domain.errors import (
     TournamentNotFoundError,
     VersionClashError,
 )
+from infra.logthrottle import LogThrottle
 from projections.ports import ViewStoreUnavailableError
 
 log = logging.getLogger(__name__)
+_failures = LogThrottle(log)  # a store down fails every request: once per kind an interval
 
 
 class ApiError(Exception):
@@ -109,7 +111,7 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(ViewStoreUnavailableError)
     def views_down(e: ViewStoreUnavailableError) -> ResponseReturnValue:
-        log.warning("view store unavailable: %s", e)
+        _failures.failed("view store unavailable", e)
         return _respond(error_body(status_of(e), "the views cannot be read now; retry shortly"))
 
     @app.errorhandler(OpusError)

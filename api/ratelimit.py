@@ -21,8 +21,10 @@ from typing import Any, Protocol
 from flask import Flask, Response, jsonify, request
 
 from api.errors import error_body
+from infra.logthrottle import LogThrottle
 
 log = logging.getLogger(__name__)
+_failures = LogThrottle(log)
 LIMITED_ENDPOINTS = frozenset(
     {
         "commands.Games",
@@ -100,7 +102,7 @@ class RedisLimiter:
                 pipe.expire(key, math.ceil(self.limit.seconds) + 1)
                 count = int(pipe.execute()[0])
         except Exception as e:  # best-effort: never refuse because Redis is away
-            log.warning("rate limit not counted (Redis: %s)", e)
+            _failures.failed("rate limit not counted (Redis)", e)
             return None
         if count > self.limit.count:
             return (window + 1) * self.limit.seconds - now

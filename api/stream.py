@@ -50,9 +50,11 @@ from domain.audit import Record
 from domain.errors import GameNotFoundError
 from infra.broker import RESYNC
 from infra.eventlog import game_export
+from infra.logthrottle import LogThrottle
 from infra.settings import Settings
 
 log = logging.getLogger(__name__)
+_failures = LogThrottle(log)
 blp = Blueprint("stream", __name__, url_prefix="/games", description="Live public events")
 KEEPALIVE_SECONDS = 15.0
 MAX_SECONDS = 3600.0
@@ -69,14 +71,20 @@ STREAM_SERVICE = (
 
 def publisher(svc: Services) -> Any:
     """The application listener that fans each saved event out to the streams:
-    a save's events of one aggregate in one ``publish``."""
+    a save's events of one aggregate in one ``publish``. A broker that cannot
+    be reached (Redis down) fails every command's publishing: logged once per
+    kind an interval (infra/logthrottle.py); a stream that misses an event
+    reads it from the log at the next one it hears, or when told to resync."""
 
     def publish(records: list[Record]) -> None:
         lines: dict[str, list[str]] = {}
         for record in records:
             lines.setdefault(record.aggregate_id, []).append(record.line())
         for aggregate_id, messages in lines.items():
-            svc.broker.publish(aggregate_id, *messages)
+            try:
+                svc.broker.publish(aggregate_id, *messages)
+            except Exception as e:  # saved already: the command's answer stands
+                _failures.failed("live events not published", e)
 
     return publish
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from domain.application import Opus
+from infra import logthrottle
 from infra.broker import Broker, InProcessBroker, RedisBroker
 from infra.idempotency import InProcessResponses, RedisResponses, ResponseCache
 from infra.settings import POSTGRES, SQLITE, Settings, ViewStoreSettings, is_sqlite_file
@@ -166,10 +167,12 @@ def open_services(settings: Settings) -> Services:
     the response cache (Redis when configured, under its prefix, else in this
     process), the queries on the view store, the count of its event streams
     (at most ``api_streams`` open at once) and, when ``run_projections``, a
-    started runner per projection. ``Services.close`` closes them all."""
+    started runner per projection; the process's interval of throttled
+    failure logs (infra/logthrottle.py). ``Services.close`` closes them all."""
     from api.runtime import Services  # Flask: only the HTTP service imports it
     from api.stream_slots import StreamSlots
 
+    logthrottle.configure(settings.log_throttle_seconds)
     application = open_application(settings)
     broker: Broker
     responses: ResponseCache

@@ -15,9 +15,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
+from infra.logthrottle import LogThrottle
 from projections.redis_views import literal_pattern
 
 log = logging.getLogger(__name__)
+_failures = LogThrottle(log)
 # Told to every stream when messages may have been lost (the pub/sub
 # connection was re-established): read the log for what you have not sent.
 RESYNC = "resync"
@@ -183,7 +185,7 @@ class RedisBroker:
                 if self._closed.is_set():
                     return
                 lost = True
-                log.warning("live events: Redis pub/sub failed (%s); reconnecting", e)
+                _failures.failed("live events: Redis pub/sub failed; reconnecting", e)
                 self._closed.wait(self.POLL_SECONDS)
             finally:
                 with contextlib.suppress(Exception):

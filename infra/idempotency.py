@@ -3,7 +3,8 @@
 The domain already refuses to apply a command id twice (its events carry the
 id); this cache makes the retried response identical to the first. So the
 cache is best-effort: a store that cannot be reached is a miss on read and a
-write skipped (each logged), never a failed command.
+write skipped (logged once per kind an interval, infra/logthrottle.py),
+never a failed command.
 """
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ import threading
 from collections import OrderedDict
 from typing import Any, Protocol
 
+from infra.logthrottle import LogThrottle
+
 log = logging.getLogger(__name__)
+_failures = LogThrottle(log)
 TTL_SECONDS = 24 * 3600
 
 
@@ -64,7 +68,7 @@ class RedisResponses:
         try:
             value = self.client.get(self._key(key))
         except self.errors as e:
-            log.warning("response cache unreachable, a miss: %s: %s", type(e).__name__, e)
+            _failures.failed("response cache unreachable, a miss", e)
             return None
         return value.decode("utf-8") if isinstance(value, bytes) else value
 
@@ -72,4 +76,4 @@ class RedisResponses:
         try:
             self.client.set(self._key(key), response, ex=TTL_SECONDS, nx=True)
         except self.errors as e:
-            log.warning("response cache unreachable, not kept: %s: %s", type(e).__name__, e)
+            _failures.failed("response cache unreachable, not kept", e)

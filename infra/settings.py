@@ -37,6 +37,10 @@ default, ``eventsourcing.postgres``, or ``eventsourcing.popo`` in memory),
   thread of the API for as long as its game lasts, so the production API
   serves none; ``opus serve`` (the embedded layout, whose web client
   listens to them) serves ``EMBEDDED_API_STREAMS`` unless this says;
+- ``OPUS_LOG_THROTTLE_SECONDS`` (10): a failure logged per request (a
+  store down: publishing, the response cache, the rate limit, the views,
+  the event store) is logged at most once per kind in this many seconds,
+  with the count of those not logged (infra/logthrottle.py);
 - ``OPUS_ANALYTICS_DIR`` (``./var/analytics``): the analytics' folder: the
   Parquet export in ``parquet/``, the latest report in ``report/``, whose
   ``report.json`` ``GET /analytics/{question}`` serves.
@@ -52,6 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from infra.logthrottle import DEFAULT_INTERVAL as LOG_THROTTLE_INTERVAL
 from projections.queries import WAIT_TIMEOUT
 from projections.rebuild import BATCH_SIZE as REBUILD_BATCH_SIZE
 from projections.runner import BATCH_SIZE as RUNNER_BATCH_SIZE
@@ -82,6 +87,7 @@ DEFAULT_RECONNECT_TIMEOUT = RECONNECT_TIMEOUT
 DEFAULT_READY_MAX_LAG = 1000  # positions of the log a view may lag and still be ready
 DEFAULT_RUNNER_CHECK_SECONDS = CHECK_INTERVAL
 DEFAULT_ANALYTICS_DIR = "./var/analytics"  # the Parquet export and the latest report
+DEFAULT_LOG_THROTTLE_SECONDS = LOG_THROTTLE_INTERVAL  # a kind of failure: one record per
 DEFAULT_API_STREAMS = 0  # event streams an API process serves at once: none (the stream service's)
 EMBEDDED_API_STREAMS = 100  # ... and `opus serve`'s, one thread each
 # `opus serve`'s defaults, under the environment's (Settings.from_env(defaults=...))
@@ -157,6 +163,7 @@ class Settings:
     trusted_proxies: int = DEFAULT_TRUSTED_PROXIES
     analytics_dir: str = DEFAULT_ANALYTICS_DIR
     api_streams: int | None = DEFAULT_API_STREAMS  # None: no bound (the stream service)
+    log_throttle_seconds: float = DEFAULT_LOG_THROTTLE_SECONDS
 
     @classmethod
     def from_env(
@@ -200,6 +207,9 @@ class Settings:
             trusted_proxies=_number(env, "OPUS_TRUSTED_PROXIES", int, DEFAULT_TRUSTED_PROXIES),
             analytics_dir=env.get("OPUS_ANALYTICS_DIR") or DEFAULT_ANALYTICS_DIR,
             api_streams=_count(env, "OPUS_API_STREAMS", DEFAULT_API_STREAMS),
+            log_throttle_seconds=_number(
+                env, "OPUS_LOG_THROTTLE_SECONDS", float, DEFAULT_LOG_THROTTLE_SECONDS
+            ),
         )
 
     @property

@@ -7,6 +7,8 @@ its view's position vanished and rebuilds it at once, without a new event."""
 
 from __future__ import annotations
 
+import logging
+import math
 import random
 import shutil
 import time
@@ -148,3 +150,57 @@ def test_idle_runners_rebuild_their_views_when_redis_restarts_empty(
     assert_equal_to_a_clean_rebuild(app, store)
     app.close()
     store.close()
+
+
+def test_an_outage_logs_each_kind_of_failure_once_an_interval_with_a_count(
+    tmp_path: Path, redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every command during a Redis outage fails to publish its events and
+    to keep its response, every query to read its view: each kind of
+    failure is logged once per OPUS_LOG_THROTTLE_SECONDS, each record with
+    the count of those not logged, never a traceback per command."""
+    interval = 1.0
+    flask_app = create_app(
+        {
+            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "SQLITE_DBNAME": str(tmp_path / "events.db"),
+            "REDIS_URL": redis_server.url,
+            "OPUS_REDIS_PREFIX": "opus:",
+            "OPUS_RUN_PROJECTIONS": "0",
+            "OPUS_LOG_THROTTLE_SECONDS": str(interval),
+        }
+    )
+    try:
+        client = flask_app.test_client()
+        games = [seated_game(client) for _ in range(3)]
+        redis_server.kill()
+        caplog.clear()
+        caplog.set_level(logging.WARNING)
+        started = time.monotonic()
+        commands = 0
+        while time.monotonic() - started < 3.5:  # several intervals
+            game_id, _ = games[commands % len(games)]
+            created = client.post("/games", json={}, headers=bearer("o" * 43, f"c-{commands}"))
+            assert created.status_code == 201, created.json
+            # a query that needs the views answers 503 and says so
+            assert client.get(f"/games/{game_id}").status_code == 503
+            commands += 1
+        elapsed = time.monotonic() - started
+    finally:
+        flask_app.extensions["opus"].close()
+    records = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert commands >= 20, commands
+    # kinds: publishing, the cache's read and write, the rate limit, the
+    # views, the broker's reader; each at most once an interval (and once more
+    # for an interval begun before the first)
+    kinds = {(r.name, r.getMessage().split(":")[0]) for r in records}
+    assert len(records) <= len(kinds) * (math.ceil(elapsed / interval) + 1), [
+        r.getMessage() for r in records
+    ]
+    assert all(isinstance(getattr(r, "suppressed", None), int) for r in records), [
+        r.getMessage() for r in records
+    ]
+    assert all("not logged" in r.getMessage() for r in records)
+    assert any(r.suppressed > 0 for r in records)  # type: ignore[attr-defined]
+    tracebacks = [r for r in records if r.exc_info]
+    assert len(tracebacks) <= len(kinds), [r.getMessage() for r in tracebacks]
