@@ -134,9 +134,7 @@ def _is_text(text: str) -> bool:
     return True
 
 
-def decide_start(
-    state: GameState, version: int, rules_version: str = RULES_VERSION
-) -> list[Fact]:
+def decide_start(state: GameState, version: int, rules_version: str = RULES_VERSION) -> list[Fact]:
     """R2.2–R2.3: record the rule set, deal the cabinet and the hands, and
     begin seat 0's turn with its draw phase. A game starts under the
     engine's rules version; the audit re-judges a recorded start under the
