@@ -121,7 +121,7 @@ class Paired:
 
 
 @dataclass
-class Tournament:
+class OracleTournament:
     """What the oracle reads of a tournament's events, in order."""
 
     secret: bytes = b""
@@ -131,7 +131,7 @@ class Tournament:
     seed: bytes | None = None  # T1.3, once round 1 is paired
 
     @classmethod
-    def of(cls, events: Iterable[tuple[str, Payload]], secret: bytes) -> Tournament:
+    def of(cls, events: Iterable[tuple[str, Payload]], secret: bytes) -> OracleTournament:
         t = cls(secret=secret)
         for kind, payload in events:
             t.add(kind, payload)

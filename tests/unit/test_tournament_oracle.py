@@ -72,8 +72,8 @@ class Run:
         records, _ = tournament_records(self.app, self.id)
         return [(r.type, dict(r.payload or {})) for r in records]
 
-    def oracle(self) -> oracle.Tournament:
-        return oracle.Tournament.of(self.events(), self.secret)
+    def oracle(self) -> oracle.OracleTournament:
+        return oracle.OracleTournament.of(self.events(), self.secret)
 
     def play_round(self) -> None:
         choose = BOTS["greedy"](self.rng)
