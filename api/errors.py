@@ -5,7 +5,9 @@ refusals (api/web/pages.py) answer with too.
 ``{"code": <status>, "status": <reason>, "message": <text>, "errors": {...},
 "rule": <rule id or null>}``: 422 invalid input (naming the field), 404
 unknown id, 409 rule violation (with its rule id) or version clash, 401/403
-identity, 413 body too large, 503 a view store that cannot be read. Two
+identity, 413 body too large, 503 a view store that cannot be read or an
+event store that cannot be reached (``EVENT_STORE_ERRORS``: PostgreSQL down
+or restarting, a statement past its timeout; with Retry-After). Two
 domain errors are answered as what they are rather than as what they
 derive from: a move out of turn (``OutOfTurnError``, R3.4, a rule error) is
 403, the token's seat may not act now; an idempotency key sent again with
@@ -35,6 +37,7 @@ from domain.errors import (
 )
 from infra.logthrottle import LogThrottle
 from projections.ports import ViewStoreUnavailableError
+from projections.runner import EVENT_STORE_ERRORS
 
 log = logging.getLogger(__name__)
 _failures = LogThrottle(log)  # a store down fails every request: once per kind an interval
@@ -63,7 +66,11 @@ STATUSES: tuple[tuple[type[Exception], int], ...] = (
     (VersionClashError, 409),
     (RuleError, 409),
     (ViewStoreUnavailableError, 503),
+    # the event store cannot be reached now (PostgreSQL down or restarting)
+    *((cls, 503) for cls in EVENT_STORE_ERRORS if issubclass(cls, Exception)),
 )
+STORE_RETRY_AFTER_SECONDS = 2  # a store that is down: when to try again
+EVENTS_DOWN = "the event store cannot be reached now; retry shortly"
 KEY_REUSED = {"headers": {"Idempotency-Key": ["used for another request"]}}
 
 
@@ -112,7 +119,17 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(ViewStoreUnavailableError)
     def views_down(e: ViewStoreUnavailableError) -> ResponseReturnValue:
         _failures.failed("view store unavailable", e)
-        return _respond(error_body(status_of(e), "the views cannot be read now; retry shortly"))
+        return _unavailable(status_of(e), "the views cannot be read now; retry shortly")
+
+    def events_down(e: Exception) -> ResponseReturnValue:
+        """PostgreSQL down or restarting (the recorder gave up within
+        OPUS_STORE_TIMEOUT), or a statement past its timeout."""
+        _failures.failed("event store unavailable", e)
+        return _unavailable(status_of(e), EVENTS_DOWN)
+
+    for cls in EVENT_STORE_ERRORS:
+        if issubclass(cls, Exception):
+            app.register_error_handler(cls, events_down)
 
     @app.errorhandler(OpusError)
     def domain_error(e: OpusError) -> ResponseReturnValue:
@@ -143,6 +160,14 @@ def register_error_handlers(app: Flask) -> None:
             if name.lower() not in ("content-type", "content-length"):
                 response.headers[name] = value
         return response
+
+
+def _unavailable(status: int, message: str) -> ResponseReturnValue:
+    """A store that cannot be reached now: 503, with when to retry."""
+    response = jsonify(error_body(status, message))
+    response.status_code = status
+    response.headers["Retry-After"] = str(STORE_RETRY_AFTER_SECONDS)
+    return response
 
 
 def _fields(errors: dict[str, Any], prefix: str = "") -> list[str]:

@@ -48,6 +48,10 @@ RUNNER_JOIN_SECONDS = 5.0  # how long closing the HTTP service waits for a runne
 # connect waits this long at most (eventsourcing's default, 30 s, would
 # outlast a short --reconnect-timeout), unless POSTGRES_CONNECT_TIMEOUT says.
 RUNNER_CONNECT_TIMEOUT = 5
+# An HTTP request's attempt to get a pooled connection to PostgreSQL waits
+# this long at most (POSTGRES_CONNECT_TIMEOUT overrides it); the attempts
+# together stay within OPUS_STORE_TIMEOUT (infra/postgres_recorder.py).
+HTTP_CONNECT_TIMEOUT = 1
 
 
 # ---- the event store ------------------------------------------------------------------
@@ -68,19 +72,30 @@ def application_env(settings: Settings, *, create_tables: bool = True) -> dict[s
     return env
 
 
-def open_application(settings: Settings, *, create_tables: bool = True) -> Opus:
+def open_application(
+    settings: Settings, *, create_tables: bool = True, bounded: bool = False
+) -> Opus:
     """The application on the configured event store, retried: processes
     starting together (API workers, projection runners) race to create the
     PostgreSQL tables, and the loser gets a transient catalog error ("tuple
     concurrently updated"). ``create_tables=False`` for a process that
-    starts beside one which has made them already (rebuild workers)."""
+    starts beside one which has made them already (rebuild workers).
+    ``bounded`` (the HTTP service): a request waits for PostgreSQL about
+    ``store_timeout`` seconds at most (the recorder's ``bound``), each
+    attempt for a pooled connection ``HTTP_CONNECT_TIMEOUT`` unless
+    ``POSTGRES_CONNECT_TIMEOUT`` says."""
     env = application_env(settings, create_tables=create_tables)
     dbname = env.get("SQLITE_DBNAME", "")
     if env["PERSISTENCE_MODULE"] == SQLITE and is_sqlite_file(dbname):
         Path(dbname).parent.mkdir(parents=True, exist_ok=True)
+    bounded = bounded and env["PERSISTENCE_MODULE"] == POSTGRES
+    if bounded:
+        env.setdefault("POSTGRES_CONNECT_TIMEOUT", str(HTTP_CONNECT_TIMEOUT))
     for attempt in range(1, ATTEMPTS + 1):
         try:
             with _OPENING:  # this process's threads (one runner per projection) take turns
+                if bounded:
+                    return _bounded_application(env, settings.store_timeout)
                 return Opus(env=env)
         except Exception as e:
             if attempt == ATTEMPTS or not _transient(e):
@@ -88,6 +103,22 @@ def open_application(settings: Settings, *, create_tables: bool = True) -> Opus:
             log.warning("opening the event store failed (%s); retrying", e)
             time.sleep(0.05 * attempt + random.random() * 0.05)
     raise AssertionError("unreachable")
+
+
+def _bounded_application(env: dict[str, str], seconds: float) -> Opus:
+    """The application on PostgreSQL, its recorder's waits bounded."""
+    from infra.postgres_recorder import LockedInsertRecorder  # psycopg: only if used
+
+    application = Opus(env=env)
+    try:
+        recorder = application.recorder
+        if not isinstance(recorder, LockedInsertRecorder):
+            raise TypeError(f"{type(recorder).__name__} cannot bound its waits")
+        recorder.bound(seconds)
+    except BaseException:
+        application.close()
+        raise
+    return application
 
 
 def application_opener(settings: Settings, *, create_tables: bool = True) -> Callable[[], Opus]:
@@ -163,7 +194,8 @@ def rebuild_workers(settings: Settings, count: int) -> Workers:
 
 
 def open_services(settings: Settings) -> Services:
-    """The HTTP service's parts: the application, the live-event broker and
+    """The HTTP service's parts: the application (its waits for PostgreSQL
+    bounded by ``store_timeout``), the live-event broker and
     the response cache (Redis when configured, under its prefix, else in this
     process), the queries on the view store, the count of its event streams
     (at most ``api_streams`` open at once) and, when ``run_projections``, a
@@ -173,7 +205,7 @@ def open_services(settings: Settings) -> Services:
     from api.stream_slots import StreamSlots
 
     logthrottle.configure(settings.log_throttle_seconds)
-    application = open_application(settings)
+    application = open_application(settings, bounded=True)
     broker: Broker
     responses: ResponseCache
     if settings.redis_url:

@@ -29,28 +29,69 @@ back unless its COMMIT was sent): a command retried with its
 Idempotency-Key is answered from the command ids the events record.
 tests/integration/test_postgres_recorder.py holds the recorder to the
 ordering guarantee, atomicity and notification.
+
+Waiting for the store: the library retries a read or write that meets an
+unreachable store 10 times, 0.2 s apart, each attempt waiting for a pooled
+connection up to ``POSTGRES_CONNECT_TIMEOUT`` (30 s by default): a request
+could wait minutes. The recorder retries as the library does, unless
+``bound(seconds)`` was called (the HTTP service's processes do, with
+``OPUS_STORE_TIMEOUT``): then each connection of its pool (those made
+before are replaced) carries libpq's ``connect_timeout`` and PostgreSQL's
+``statement_timeout``, and a failed read or write is retried only while
+``seconds`` have not passed since the first attempt, after which the
+library's ``OperationalError`` (or ``InterfaceError``) is raised for the
+caller to answer 503. Once the pool has waited in vain for a connection,
+one request at a time tries the store again and the others fail at once,
+until one succeeds (``_retried``). The reads are the library's own
+statements, called without its retry: each retried method's
+``__wrapped__`` (the library's ``retry`` decorator keeps it): importing
+this module fails if a release stops doing so, and
+tests/integration/test_availability_postgres.py holds a bounded recorder
+to its bound against a PostgreSQL killed under it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Sequence
-from typing import Any
+import math
+import random
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from eventsourcing.persistence import (
     InterfaceError,
+    Notification,
     OperationalError,
     ProgrammingError,
     StoredEvent,
 )
-from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
-from eventsourcing.utils import retry
+from eventsourcing.postgres import (
+    PostgresAggregateRecorder,
+    PostgresApplicationRecorder,
+    PostgresDatastore,
+)
 from psycopg.errors import UndefinedFunction
 from psycopg.sql import SQL, Identifier, Literal
+from psycopg_pool import PoolTimeout
 
 log = logging.getLogger(__name__)
 DEFINITION = 2  # the function's definition below: a change to it is a new one
+ATTEMPTS = 10  # the library's retry of a read or write: this many attempts,
+RETRY_WAIT = 0.2  # this many seconds apart (jittered by a tenth)
+T = TypeVar("T")
+# The library's reads without its retry (its decorator's functools.wraps keeps them).
+_SELECT_EVENTS = PostgresAggregateRecorder.select_events.__wrapped__
+_SELECT_NOTIFICATIONS = PostgresApplicationRecorder.select_notifications.__wrapped__
+_MAX_NOTIFICATION_ID = PostgresApplicationRecorder.max_notification_id.__wrapped__
+_LIBRARY_INSERT = PostgresApplicationRecorder.insert_events.__wrapped__
+
+
+class StoreUnreachableError(OperationalError):
+    """The event store was found unreachable moments ago and another call is
+    trying it again: this one did not wait (a bounded recorder's)."""
 
 
 class LockedInsertRecorder(PostgresApplicationRecorder):
@@ -115,9 +156,102 @@ class LockedInsertRecorder(PostgresApplicationRecorder):
         self._sql_call_locked_insert = SQL(
             "SELECT * FROM {schema}.{function}(%s, %s, %s, %s) AS ids(id)"
         ).format(schema=schema, function=Identifier(function))
+        # seconds a failed read or write is retried for (None: ATTEMPTS times)
+        self.retry_seconds: float | None = None
+        # bounded: since when no pooled connection could be had (_gate)
+        self._unreachable_since: float | None = None
+        self._probing = threading.Lock()
 
-    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    # ---- waiting for the store ---------------------------------------------------------
+
+    def bound(self, seconds: float) -> None:
+        """Wait for the store about ``seconds`` at most: the pool's
+        connections (those it holds now are replaced: ``drain``) time out
+        connecting after ``seconds`` (libpq counts whole seconds, 2 at
+        least) and cancel any statement running longer
+        (``statement_timeout``); a failed read or write is retried only
+        within ``seconds`` of its first attempt."""
+        if seconds <= 0:
+            raise ValueError(f"a store timeout of {seconds} s: must be more than 0")
+        pool = self.datastore.pool
+        kwargs = pool.kwargs
+        if not isinstance(kwargs, dict):
+            raise TypeError("the pool's connection arguments are not a dict")
+        kwargs["connect_timeout"] = max(2, math.ceil(seconds))
+        statement = f"-c statement_timeout={math.ceil(seconds * 1000)}"
+        kwargs["options"] = " ".join(filter(None, [kwargs.get("options"), statement]))
+        self.retry_seconds = seconds
+        if not pool.closed:
+            pool.drain()
+
+    def _retried(self, attempt: Callable[[], T]) -> T:
+        """``attempt()``, again after the store's operational errors: as the
+        library retries (ATTEMPTS times, RETRY_WAIT apart), or, bounded,
+        while ``retry_seconds`` have not passed since the first attempt.
+
+        Bounded, once the pool has waited in vain for a connection
+        (PoolTimeout: PostgreSQL down or restarting, or every connection
+        taken), the store is unreachable until an attempt succeeds:
+        meanwhile one call at a time makes one attempt and the others raise
+        ``StoreUnreachableError`` at once (503 to an HTTP caller), so
+        requests do not hold the server's threads waiting on a store that
+        is down, and /healthz and the rest are answered."""
+        started = time.monotonic()
+        attempts = 0
+        while True:
+            probing = self.retry_seconds is not None and self._unreachable_since is not None
+            if probing and not self._probing.acquire(blocking=False):
+                raise StoreUnreachableError(
+                    "the event store has been unreachable for "
+                    f"{time.monotonic() - (self._unreachable_since or 0):.1f} s "
+                    "(another request is trying it)"
+                )
+            try:
+                result = attempt()
+            except (InterfaceError, OperationalError) as e:
+                attempts += 1
+                wait = RETRY_WAIT * (1 + 0.1 * (random.random() - 0.5))
+                if self.retry_seconds is None:
+                    if attempts >= ATTEMPTS:
+                        raise
+                else:
+                    if isinstance(e.__cause__, PoolTimeout) and self._unreachable_since is None:
+                        self._unreachable_since = time.monotonic()
+                    if probing or time.monotonic() + wait - started >= self.retry_seconds:
+                        raise
+                time.sleep(wait)
+                continue
+            finally:
+                if probing:
+                    self._probing.release()
+            if self.retry_seconds is not None:
+                self._unreachable_since = None
+            return result
+
+    def select_events(self, originator_id: Any, **kwargs: Any) -> Sequence[StoredEvent]:
+        events: Sequence[StoredEvent] = self._retried(
+            lambda: _SELECT_EVENTS(self, originator_id, **kwargs)
+        )
+        return events
+
+    def select_notifications(self, *args: Any, **kwargs: Any) -> Sequence[Notification]:
+        notifications: Sequence[Notification] = self._retried(
+            lambda: _SELECT_NOTIFICATIONS(self, *args, **kwargs)
+        )
+        return notifications
+
+    def max_notification_id(self) -> int | None:
+        head: int | None = self._retried(lambda: _MAX_NOTIFICATION_ID(self))
+        return head
+
+    # ---- saving --------------------------------------------------------------------------
+
     def insert_events(
+        self, stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> Sequence[int] | None:
+        return self._retried(lambda: self._insert_once(stored_events, **kwargs))
+
+    def _insert_once(
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> Sequence[int] | None:
         if not stored_events:
@@ -147,5 +281,5 @@ class LockedInsertRecorder(PostgresApplicationRecorder):
     def _library_insert(
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> Sequence[int] | None:
-        ids: Sequence[int] | None = super().insert_events(stored_events, **kwargs)
+        ids: Sequence[int] | None = _LIBRARY_INSERT(self, stored_events, **kwargs)
         return ids

@@ -37,6 +37,13 @@ default, ``eventsourcing.postgres``, or ``eventsourcing.popo`` in memory),
   thread of the API for as long as its game lasts, so the production API
   serves none; ``opus serve`` (the embedded layout, whose web client
   listens to them) serves ``EMBEDDED_API_STREAMS`` unless this says;
+- ``OPUS_STORE_TIMEOUT`` (3): how long a request to the HTTP service (API
+  or stream service) waits for PostgreSQL at most: each statement
+  (``statement_timeout``), connecting, and retrying a read or write while
+  the store is unreachable, each attempt waiting 1 s for a pooled
+  connection unless ``POSTGRES_CONNECT_TIMEOUT`` says; then a 503 with
+  Retry-After (infra/postgres_recorder.py). Commands and runners keep the
+  library's longer retries;
 - ``OPUS_LOG_THROTTLE_SECONDS`` (10): a failure logged per request (a
   store down: publishing, the response cache, the rate limit, the views,
   the event store) is logged at most once per kind in this many seconds,
@@ -88,6 +95,7 @@ DEFAULT_READY_MAX_LAG = 1000  # positions of the log a view may lag and still be
 DEFAULT_RUNNER_CHECK_SECONDS = CHECK_INTERVAL
 DEFAULT_ANALYTICS_DIR = "./var/analytics"  # the Parquet export and the latest report
 DEFAULT_LOG_THROTTLE_SECONDS = LOG_THROTTLE_INTERVAL  # a kind of failure: one record per
+DEFAULT_STORE_TIMEOUT = 3.0  # seconds an HTTP request waits for PostgreSQL at most
 DEFAULT_API_STREAMS = 0  # event streams an API process serves at once: none (the stream service's)
 EMBEDDED_API_STREAMS = 100  # ... and `opus serve`'s, one thread each
 # `opus serve`'s defaults, under the environment's (Settings.from_env(defaults=...))
@@ -164,6 +172,7 @@ class Settings:
     analytics_dir: str = DEFAULT_ANALYTICS_DIR
     api_streams: int | None = DEFAULT_API_STREAMS  # None: no bound (the stream service)
     log_throttle_seconds: float = DEFAULT_LOG_THROTTLE_SECONDS
+    store_timeout: float = DEFAULT_STORE_TIMEOUT
 
     @classmethod
     def from_env(
@@ -207,6 +216,7 @@ class Settings:
             trusted_proxies=_number(env, "OPUS_TRUSTED_PROXIES", int, DEFAULT_TRUSTED_PROXIES),
             analytics_dir=env.get("OPUS_ANALYTICS_DIR") or DEFAULT_ANALYTICS_DIR,
             api_streams=_count(env, "OPUS_API_STREAMS", DEFAULT_API_STREAMS),
+            store_timeout=_positive(env, "OPUS_STORE_TIMEOUT", DEFAULT_STORE_TIMEOUT),
             log_throttle_seconds=_number(
                 env, "OPUS_LOG_THROTTLE_SECONDS", float, DEFAULT_LOG_THROTTLE_SECONDS
             ),
@@ -280,4 +290,12 @@ def _count(env: Mapping[str, str], name: str, default: int) -> int:
     value = _number(env, name, int, default)
     if value < 0:
         raise ValueError(f"{name}={value} must be 0 or more")
+    return value
+
+
+def _positive(env: Mapping[str, str], name: str, default: float) -> float:
+    """A number of seconds, more than 0."""
+    value = _number(env, name, float, default)
+    if not value > 0:
+        raise ValueError(f"{name}={value} must be more than 0")
     return value

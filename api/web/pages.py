@@ -54,7 +54,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from api.bodies import limit_chunked_body
 from api.commands_http import MOVE_SCHEMAS, move_of, move_request
-from api.errors import ApiError, status_of
+from api.errors import EVENTS_DOWN, ApiError, status_of
 from api.identity import new_token
 from api.runtime import services
 from api.web import i18n, present
@@ -89,6 +89,7 @@ from domain.table import PublicTable
 from infra.eventlog import game_export, game_positions
 from projections.describe import CardRef, seat_name
 from projections.ports import ViewStoreUnavailableError
+from projections.runner import EVENT_STORE_ERRORS
 
 log = logging.getLogger(__name__)
 blp = Blueprint(
@@ -218,6 +219,8 @@ def refused(e: Exception) -> Any:
         message = text("stale", g.get("lang", "en"))
     elif isinstance(e, ViewStoreUnavailableError):
         message = "the views cannot be read now; retry shortly"
+    elif isinstance(e, EVENT_STORE_ERRORS):
+        message = EVENTS_DOWN
     elif isinstance(e, HTTPException):
         message = e.description or e.name
     elif status != 500:  # another domain error (NotAuthorisedError, IdempotencyConflictError)
