@@ -1,14 +1,23 @@
 """Liveness and readiness.
 
-/readyz answers 200 when the event store and the view store answer and no
+/healthz is liveness: the process answers. It reads no store, so a store
+that is down or restarting never makes it fail or wait (a restart of the
+process would not bring the store back).
+
+/readyz answers 200 when the event store and the view store answer, no
 view lags the log by more than ``OPUS_READY_MAX_LAG`` positions (the log's
-head minus the view's position; infra/settings.py), else 503. It reports
-each view's lag under ``lag``, whatever the verdict, so a frozen projector
-shows up even while it is within the threshold.
+head minus the view's position) and every projection's runner wrote its
+heartbeat within ``OPUS_READY_MAX_SILENCE`` seconds (projections/runner.py;
+infra/settings.py), else 503, each failing check named in ``checks``
+(``projector:<name>`` for a silent one). It reports each view's lag under
+``lag`` and each projection's silence under ``silence``, whatever the
+verdict, so a frozen projector shows up even while it is within the
+thresholds.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from flask.views import MethodView
@@ -25,7 +34,7 @@ blp = Blueprint("health", __name__, description="Liveness and readiness")
 class Health(MethodView):
     @blp.response(200, HealthSchema)
     def get(self) -> dict[str, Any]:
-        """The process is up."""
+        """The process is up (no store is read)."""
         return {"status": "ok", "checks": {}}
 
 
@@ -34,8 +43,9 @@ class Ready(MethodView):
     @blp.response(200, HealthSchema)
     @blp.alt_response(503, schema=HealthSchema)
     def get(self) -> Any:
-        """The event store and the view store answer, and every view is within
-        the lag allowed (OPUS_READY_MAX_LAG) of the log's head."""
+        """The event store and the view store answer, every view is within
+        the lag allowed (OPUS_READY_MAX_LAG) of the log's head, and every
+        projection's runner wrote a heartbeat within OPUS_READY_MAX_SILENCE."""
         svc = services()
         checks: dict[str, str] = {}
         lag: dict[str, int] = {}
@@ -60,6 +70,36 @@ class Ready(MethodView):
                     if lag[name] <= limit
                     else f"behind the log by {lag[name]} (more than {limit})"
                 )
+        silence: dict[str, float] = {}
+        if positions and svc.ready_max_silence:
+            try:
+                silence = _silences(svc.views.heartbeats())
+            except Exception as e:
+                checks["view_store"] = f"unreachable: {type(e).__name__}"
+            else:
+                most = svc.ready_max_silence
+                for name in PROJECTIONS:
+                    checks[f"projector:{name}"] = _verdict(silence.get(name), most)
         ok = all(v == "ok" for v in checks.values())
-        body = {"status": "ok" if ok else "unavailable", "checks": checks, "lag": lag}
+        body = {
+            "status": "ok" if ok else "unavailable",
+            "checks": checks,
+            "lag": lag,
+            "silence": silence,
+        }
         return body, 200 if ok else 503
+
+
+def _silences(beats: dict[str, float]) -> dict[str, float]:
+    """Seconds since each projection's last heartbeat (0 for one a clock
+    ahead of this one's wrote)."""
+    now = time.time()
+    return {name: round(max(0.0, now - at), 1) for name, at in beats.items()}
+
+
+def _verdict(silence: float | None, limit: float) -> str:
+    if silence is None:
+        return "no heartbeat: is a projector (opus project) running?"
+    if silence > limit:
+        return f"silent for {silence:.0f} s (more than {limit:g}): is its projector running?"
+    return "ok"

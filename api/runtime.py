@@ -15,6 +15,7 @@ from infra.settings import (
     DEFAULT_INACTIVITY_SECONDS,
     DEFAULT_QUERY_WAIT_SECONDS,
     DEFAULT_READY_MAX_LAG,
+    DEFAULT_READY_MAX_SILENCE,
 )
 from projections.queries import Queries
 
@@ -28,6 +29,8 @@ class Services:
     query_wait_seconds: float = DEFAULT_QUERY_WAIT_SECONDS
     inactivity_seconds: float = DEFAULT_INACTIVITY_SECONDS  # R3.5: before a seat may be withdrawn
     ready_max_lag: int = DEFAULT_READY_MAX_LAG  # /readyz: 503 past this lag of a view
+    # /readyz: 503 past this silence of a projection's runner (0: not looked at)
+    ready_max_silence: float = DEFAULT_READY_MAX_SILENCE
     # the event streams this process serves at once (api/stream.py): none by default
     streams: StreamSlots = field(default_factory=lambda: StreamSlots(0))
     closers: list[Any] = field(default_factory=list)

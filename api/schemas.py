@@ -192,6 +192,13 @@ class HealthSchema(StrictSchema):
         values=fields.Integer(),
         metadata={"description": "/readyz: each view's distance behind the log, in positions"},
     )
+    silence = fields.Dict(
+        keys=fields.String(),
+        values=fields.Float(),
+        metadata={
+            "description": "/readyz: seconds since each projection's runner's last heartbeat"
+        },
+    )
 
 
 class ErrorSchema(StrictSchema):

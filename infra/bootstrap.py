@@ -224,6 +224,7 @@ def open_services(settings: Settings) -> Services:
         query_wait_seconds=settings.query_wait_seconds,
         inactivity_seconds=settings.inactivity_seconds,
         ready_max_lag=settings.ready_max_lag,
+        ready_max_silence=settings.ready_max_silence,
         streams=StreamSlots(settings.api_streams),
     )
     services.closers.extend([application.close, broker.close, store.close])

@@ -26,6 +26,10 @@ default, ``eventsourcing.postgres``, or ``eventsourcing.popo`` in memory),
 - ``OPUS_READY_MAX_LAG`` (1000): /readyz answers 503 once a view is more
   than this many positions behind the log's head (HTTP service, embedded
   or not);
+- ``OPUS_READY_MAX_SILENCE`` (30): /readyz answers 503 once a projection's
+  runner has written no heartbeat for this many seconds (a dead or stuck
+  projector, which the lag shows only once events pile up); 0 does not look
+  at heartbeats. More than the runners' heartbeat interval (2 s);
 - ``OPUS_RUNNER_CHECK_SECONDS`` (1): how often an idle projection runner
   checks that its view still stands where it left it in the view store
   (a Redis restarted empty, or from an older snapshot, is caught up at once);
@@ -67,7 +71,7 @@ from infra.logthrottle import DEFAULT_INTERVAL as LOG_THROTTLE_INTERVAL
 from projections.queries import WAIT_TIMEOUT
 from projections.rebuild import BATCH_SIZE as REBUILD_BATCH_SIZE
 from projections.runner import BATCH_SIZE as RUNNER_BATCH_SIZE
-from projections.runner import CHECK_INTERVAL, RECONNECT_TIMEOUT
+from projections.runner import CHECK_INTERVAL, HEARTBEAT_INTERVAL, RECONNECT_TIMEOUT
 
 # ---- defaults ---------------------------------------------------------------------
 
@@ -93,6 +97,7 @@ DEFAULT_REBUILD_BATCH_SIZE = REBUILD_BATCH_SIZE
 DEFAULT_RECONNECT_TIMEOUT = RECONNECT_TIMEOUT
 DEFAULT_READY_MAX_LAG = 1000  # positions of the log a view may lag and still be ready
 DEFAULT_RUNNER_CHECK_SECONDS = CHECK_INTERVAL
+DEFAULT_READY_MAX_SILENCE = 30.0  # seconds a projection's runner may go without a heartbeat
 DEFAULT_ANALYTICS_DIR = "./var/analytics"  # the Parquet export and the latest report
 DEFAULT_LOG_THROTTLE_SECONDS = LOG_THROTTLE_INTERVAL  # a kind of failure: one record per
 DEFAULT_STORE_TIMEOUT = 3.0  # seconds an HTTP request waits for PostgreSQL at most
@@ -165,6 +170,7 @@ class Settings:
     rebuild_batch_size: int = DEFAULT_REBUILD_BATCH_SIZE
     reconnect_timeout: float = DEFAULT_RECONNECT_TIMEOUT
     ready_max_lag: int = DEFAULT_READY_MAX_LAG
+    ready_max_silence: float = DEFAULT_READY_MAX_SILENCE
     runner_check_seconds: float = DEFAULT_RUNNER_CHECK_SECONDS
     inactivity_seconds: float = DEFAULT_INACTIVITY_SECONDS
     rate_limit: str = DEFAULT_RATE_LIMIT
@@ -206,6 +212,7 @@ class Settings:
             ),
             max_body_bytes=_number(env, "OPUS_MAX_BODY_BYTES", int, DEFAULT_MAX_BODY_BYTES),
             ready_max_lag=_number(env, "OPUS_READY_MAX_LAG", int, DEFAULT_READY_MAX_LAG),
+            ready_max_silence=_silence(env, "OPUS_READY_MAX_SILENCE", DEFAULT_READY_MAX_SILENCE),
             runner_check_seconds=_number(
                 env, "OPUS_RUNNER_CHECK_SECONDS", float, DEFAULT_RUNNER_CHECK_SECONDS
             ),
@@ -298,4 +305,16 @@ def _positive(env: Mapping[str, str], name: str, default: float) -> float:
     value = _number(env, name, float, default)
     if not value > 0:
         raise ValueError(f"{name}={value} must be more than 0")
+    return value
+
+
+def _silence(env: Mapping[str, str], name: str, default: float) -> float:
+    """Seconds without a heartbeat: 0 (not looked at), or more than the
+    runners' heartbeat interval."""
+    value = _number(env, name, float, default)
+    if value != 0 and not value > HEARTBEAT_INTERVAL:
+        raise ValueError(
+            f"{name}={value} must be 0 (heartbeats not looked at) or more than "
+            f"the runners' heartbeat interval, {HEARTBEAT_INTERVAL:g} s"
+        )
     return value

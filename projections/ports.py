@@ -18,10 +18,15 @@ crash between write and acknowledgement can never apply a change twice.
 Each projection has an *active* generation, the one queries read. A
 blue/green rebuild fills a fresh generation and then switches the pointer
 in one write (``activate``).
+
+Beside the views, each projection's heartbeat: when a runner of it was last
+alive (``beat``, written every few seconds while it runs, idle or busy),
+which /readyz reads (``beats``) to tell a dead projector from an idle one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -131,6 +136,15 @@ class ViewStore(Protocol):
 
     def drop(self, ns: str) -> None:
         """Delete a namespace: every value and its tracking position."""
+        ...
+
+    def beat(self, projections: Sequence[str], at: float) -> None:
+        """A runner of ``projections`` was alive at ``at`` (seconds since the
+        epoch): each one's heartbeat, in one write."""
+        ...
+
+    def beats(self) -> dict[str, float]:
+        """Each projection's last heartbeat (seconds since the epoch)."""
         ...
 
     def namespaces(self) -> list[str]:

@@ -63,6 +63,11 @@ class Queries:
 
     # ---- positions -------------------------------------------------------------
 
+    def heartbeats(self) -> dict[str, float]:
+        """Each projection's runner's last heartbeat (seconds since the
+        epoch; projections/runner.py writes it while following)."""
+        return self.store.beats()
+
     def position(self, projection: str, *, generation: str | None = None) -> int | None:
         """The last position ``projection`` has taken in (None: nothing yet)."""
         return self.store.position(self._ns(projection, generation), self.application_name)

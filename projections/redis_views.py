@@ -3,7 +3,8 @@
 Key layout under a prefix (``OPUS_REDIS_PREFIX``, ``opus:`` by default):
 ``<prefix><ns>:<key>`` for values — strings for documents, lists, sorted
 sets — ``<prefix><ns>~tracking`` (a hash: application name -> position) and
-``<prefix>~active:<projection>`` (the generation queries read).
+``<prefix>~active:<projection>`` (the generation queries read) and
+``<prefix>~heartbeats`` (a hash: projection -> its runner's last heartbeat).
 
 A commit WATCHes the tracking hash (and the active pointer), checks the
 position, then sends the data and the new position in one MULTI/EXEC: Redis
@@ -15,7 +16,7 @@ the position, and the compare-and-set makes a retry skip what did land.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -34,6 +35,7 @@ from projections.ports import (
 
 T = TypeVar("T")
 TRACKING = "~tracking"
+HEARTBEATS = "~heartbeats"
 
 
 @contextmanager
@@ -203,6 +205,16 @@ class RedisViewStore:
         with _translated(self.url):
             for i in range(0, len(keys), 1000):
                 self.redis.unlink(*keys[i : i + 1000])
+
+    def beat(self, projections: Sequence[str], at: float) -> None:
+        mapping = dict.fromkeys(projections, repr(at))
+        self._call(lambda: self.redis.hset(f"{self.prefix}{HEARTBEATS}", mapping=mapping))
+
+    def beats(self) -> dict[str, float]:
+        values: dict[str, str] = self._call(
+            lambda: self.redis.hgetall(f"{self.prefix}{HEARTBEATS}")
+        )
+        return {name: float(at) for name, at in values.items()}
 
     def close(self) -> None:
         self.redis.close()

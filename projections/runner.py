@@ -26,6 +26,13 @@ Failures:
   at once, not at the next event;
 - a tracking conflict (another writer, or a blue/green swap) reloads the
   views' generations and positions and resubscribes from there.
+
+Heartbeat: while following, idle or busy, the runner writes its
+projections' heartbeat to the view store (``ViewStore.beat``, the time now)
+every ``heartbeat_interval`` seconds: /readyz tells a dead or stuck
+projector from an idle one by it (``OPUS_READY_MAX_SILENCE``), where the
+views' lag shows nothing until events arrive. A runner that cannot follow
+(a store unreachable, being retried) writes none.
 """
 
 from __future__ import annotations
@@ -52,6 +59,7 @@ BATCH_SIZE = 500  # events committed together at most
 RECONNECT_TIMEOUT = 30.0  # seconds an unreachable view or event store is retried
 CHECK_INTERVAL = 1.0  # seconds between checks, while idle, of the view's stored position
 RETRY_PAUSE = 0.2  # seconds between attempts to reach a store again
+HEARTBEAT_INTERVAL = 2.0  # seconds between a following runner's heartbeats
 
 
 def event_store_errors() -> tuple[type[BaseException], ...]:
@@ -185,6 +193,7 @@ class ProjectionRunner:
         batch_size: int = BATCH_SIZE,
         reconnect_timeout: float = RECONNECT_TIMEOUT,
         check_interval: float = CHECK_INTERVAL,
+        heartbeat_interval: float = HEARTBEAT_INTERVAL,
     ) -> None:
         if isinstance(projection_classes, type):
             projection_classes = [projection_classes]
@@ -196,6 +205,7 @@ class ProjectionRunner:
         self.batch_size = batch_size
         self.reconnect_timeout = reconnect_timeout
         self.check_interval = check_interval
+        self.heartbeat_interval = heartbeat_interval
         self._open_application = open_application
         # Opened here, in the caller's thread: runners started together in
         # threads would race to create PostgreSQL's tables and functions.
@@ -337,8 +347,12 @@ class ProjectionRunner:
         reader = threading.Thread(target=_read, args=(subscription, inbox, done), daemon=True)
         reader.start()
         next_check = time.monotonic() + self.check_interval
+        next_beat = 0.0  # at once: a runner that follows is alive
         try:
             while not self._stopping.is_set():
+                if time.monotonic() >= next_beat:
+                    self.store.beat([view.projection for view in views], time.time())
+                    next_beat = time.monotonic() + self.heartbeat_interval
                 try:
                     first = inbox.get(timeout=0.1)
                 except queue.Empty:

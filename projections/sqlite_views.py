@@ -2,7 +2,8 @@
 
 One file holds every namespace, in four tables by kind of value (documents,
 lists, sorted sets, tracking) keyed by namespace, and the active generation
-of each projection. A commit is one ``BEGIN IMMEDIATE`` transaction: the
+of each projection, and the heartbeat of each projection's runner. A
+commit is one ``BEGIN IMMEDIATE`` transaction: the
 position check, the data and the new position together, so a crash leaves
 either all of a batch or none of it.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from itertools import count, repeat
 from pathlib import Path
@@ -36,6 +37,8 @@ SCHEMA = (
     "notification_id INTEGER NOT NULL, PRIMARY KEY (ns, application_name)) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS view_active (projection TEXT PRIMARY KEY, "
     "generation TEXT NOT NULL) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS view_heartbeats (projection TEXT PRIMARY KEY, "
+    "at REAL NOT NULL) WITHOUT ROWID",
 )
 TABLES = ("view_docs", "view_lists", "view_zsets", "view_tracking")
 PAGE_SIZE = 16384
@@ -222,6 +225,18 @@ class SQLiteViewStore:
             for table in TABLES:
                 c.execute(f"DELETE FROM {table} WHERE ns=?", (ns,))
             c.execute("COMMIT")
+
+    def beat(self, projections: Sequence[str], at: float) -> None:
+        with self._reading() as c:  # a write of its own, translated as a read's errors
+            c.executemany(
+                "INSERT INTO view_heartbeats VALUES (?, ?) ON CONFLICT (projection) "
+                "DO UPDATE SET at=excluded.at",
+                [(name, at) for name in projections],
+            )
+
+    def beats(self) -> dict[str, float]:
+        with self._reading() as c:
+            return dict(c.execute("SELECT projection, at FROM view_heartbeats").fetchall())
 
     def close(self) -> None:
         with self._lock:
