@@ -10,7 +10,9 @@ process's move makes stale (a read of the store to catch up); more threads
 than a few only wait on the GIL. At most 8 workers by default: each holds
 its own pool of PostgreSQL connections (the library's, 5 or more), and
 ``os.cpu_count()`` counts the host's cores, also inside a container.
-``WEB_CONCURRENCY`` and ``OPUS_API_THREADS`` override both.
+``WEB_CONCURRENCY`` and ``OPUS_API_THREADS`` override both. An open event
+stream would hold one of these threads for a whole game: the API serves
+none (``OPUS_API_STREAMS``, 0 by default; the stream service serves them).
 """
 
 from __future__ import annotations
