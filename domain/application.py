@@ -40,10 +40,8 @@ from domain.pipeline import SERVICE, Caller, Command, CommandOutcome, Runner, Un
 from domain.ruleset import RuleSet
 from domain.state import GameState
 from domain.tournaments.commands import TournamentCommands, TournamentResults
-from infra.logthrottle import LogThrottle
 
 log = logging.getLogger(__name__)
-_listener_failures = LogThrottle(log)
 
 
 class Opus(Application[UUID]):
@@ -73,18 +71,17 @@ class Opus(Application[UUID]):
         self, recordings: list[Recording[UUID]], aggregates: Sequence[Chained]
     ) -> None:
         """Tell the listeners what a command saved; it is saved already, so a
-        listener's failure is logged (once per kind an interval: a store that
-        is down fails every command's, infra/logthrottle.py) and never turns
-        its answer into an error."""
+        listener's failure is logged and never turns its answer into an error.
+        A listener that can fail on every command (the live streams' publisher
+        while Redis is down) catches and throttles its own failures."""
         if not self.listeners:
             return
         records = saved_records(aggregates, recordings)
         for listener in self.listeners:
             try:
                 listener(records)
-            except Exception as e:
-                # throttled: a store down fails every command's listener
-                _listener_failures.failed("a listener failed on saved events", e, logging.ERROR)
+            except Exception:
+                log.exception("a listener failed on saved events")
 
     # ---- commands --------------------------------------------------------
 
