@@ -83,17 +83,13 @@ class Tournament(Chained):
         check_text("the beacon's name", beacon, CreationError)
         check_creation(name, weight, late_until, time_limit, rounds, beacon)
         secret = new_secret() if secret is None else secret
-        fields: dict[str, Any] = dict(
-            name=name,
-            organiser_hash=organiser_hash,
-            commitment=commitment(secret),
-            secret=secret.hex(),
-            rules={
-                "draw": rules.draw,
-                "guild": rules.guild,
-                "stage_points": list(rules.stage_points),
-            },
-            tables={"min": sizes.min, "preferred": sizes.preferred, "max": sizes.max},
+        fields = created_fields(
+            name,
+            organiser_hash,
+            commitment(secret),
+            secret.hex(),
+            rules,
+            sizes,
             weight=weight,
             late_until=late_until,
             time_limit=time_limit,
@@ -156,6 +152,44 @@ class Tournament(Chained):
 
     def finish(self, command: str = "") -> None:
         self._trigger_all(decide.decide_finish(self.state), command)
+
+
+def created_fields(
+    name: str,
+    organiser_hash: str,
+    commitment: Any,
+    secret: Any,
+    rules: RuleSet,
+    sizes: TableSizes,
+    *,
+    weight: int,
+    late_until: int,
+    time_limit: int | None,
+    rounds: int | None,
+    beacon: str,
+    unicode_version: str,
+) -> dict[str, Any]:
+    """T1.1: a TournamentCreated's fields, in the order they are recorded:
+    how a tournament's settings are written, for the aggregate and for
+    verify (which rebuilds the event from the settings it records)."""
+    return dict(
+        name=name,
+        organiser_hash=organiser_hash,
+        commitment=commitment,
+        secret=secret,
+        rules={
+            "draw": rules.draw,
+            "guild": rules.guild,
+            "stage_points": list(rules.stage_points),
+        },
+        tables={"min": sizes.min, "preferred": sizes.preferred, "max": sizes.max},
+        weight=weight,
+        late_until=late_until,
+        time_limit=time_limit,
+        rounds=rounds,
+        beacon=beacon,
+        unicode_version=unicode_version,
+    )
 
 
 def check_creation(

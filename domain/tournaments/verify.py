@@ -52,7 +52,7 @@ from domain.errors import RuleError
 from domain.events import EVENT_TYPES, TournamentGameCreated
 from domain.game import Game
 from domain.tournaments import decide, exact
-from domain.tournaments.aggregate import check_creation
+from domain.tournaments.aggregate import check_creation, created_fields
 from domain.tournaments.events import TOURNAMENT_EVENT_TYPES
 from domain.tournaments.guards import check_beacon, check_pairable
 from domain.tournaments.pairing import objective, pairs_met
@@ -185,19 +185,15 @@ def _differs(
 
 def _created_fields(state: TournamentState, recorded: Mapping[str, Any]) -> dict[str, Any]:
     """T1.1: the whole TournamentCreated that records ``state``'s settings
-    (as domain/tournaments/aggregate.py writes it), its commitment and secret
-    (sealed or not) as recorded: checked against the secret apart (T1.3)."""
-    return dict(
-        name=state.name,
-        organiser_hash=state.organiser_hash,
-        commitment=recorded.get("commitment"),
-        secret=recorded.get("secret"),
-        rules={
-            "draw": state.rules.draw,
-            "guild": state.rules.guild,
-            "stage_points": list(state.rules.stage_points),
-        },
-        tables={"min": state.sizes.min, "preferred": state.sizes.preferred, "max": state.sizes.max},
+    (``created_fields``, as the aggregate writes it), its commitment and
+    secret (sealed or not) as recorded: checked against the secret apart (T1.3)."""
+    return created_fields(
+        state.name,
+        state.organiser_hash,
+        recorded.get("commitment"),
+        recorded.get("secret"),
+        state.rules,
+        state.sizes,
         weight=state.weight,
         late_until=state.late_until,
         time_limit=state.time_limit,
