@@ -22,6 +22,7 @@ from api.errors import ApiError
 from domain.pipeline import Caller
 
 MAX_KEY = 200  # characters of an Idempotency-Key
+VERSION = re.compile(r"[0-9]{1,18}")  # a version as a client sends it (If-Match, Last-Event-ID)
 
 
 def new_token() -> tuple[str, str]:
@@ -105,7 +106,7 @@ def expected_version() -> int | None:
     if raw is None:
         return None
     text = raw.strip().removeprefix("W/").strip('"')
-    if not re.fullmatch(r"[0-9]{1,18}", text):
+    if not VERSION.fullmatch(text):
         raise ApiError(
             422,
             "invalid input: If-Match",

@@ -29,7 +29,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import re
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import ExitStack
@@ -43,6 +42,7 @@ from werkzeug.exceptions import ServiceUnavailable
 
 from api import docs
 from api.errors import ApiError
+from api.identity import VERSION
 from api.json_provider import OrjsonProvider
 from api.runtime import Services, services
 from api.schemas import ErrorSchema
@@ -58,7 +58,6 @@ _failures = LogThrottle(log)
 blp = Blueprint("stream", __name__, url_prefix="/games", description="Live public events")
 KEEPALIVE_SECONDS = 15.0
 MAX_SECONDS = 3600.0
-VERSION = re.compile(r"[0-9]{1,18}")
 # A stream refused for want of a place: when to try again (an open stream
 # lasts as long as its game, so a place frees up at a game's pace).
 FULL_RETRY_AFTER_SECONDS = 30

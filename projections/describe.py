@@ -16,6 +16,7 @@ line at once.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -38,8 +39,10 @@ Template = tuple[tuple[str, str | None], ...]  # (text before, the placeholder a
 Said = tuple[str, dict[str, Any]]  # a template's key in LOG, and its values
 
 
+@functools.cache
 def parse(template: str) -> Template:
-    """A template's text, cut at its ``{name}`` placeholders."""
+    """A template's text, cut at its ``{name}`` placeholders (each template
+    parsed once: the pages compose the same few for every offer)."""
     pieces: list[tuple[str, str | None]] = []
     at = 0
     for match in PLACEHOLDER.finditer(template):
