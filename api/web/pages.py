@@ -59,7 +59,14 @@ from api.identity import new_token
 from api.runtime import services
 from api.web import i18n, present
 from api.web.i18n import LANG_COOKIE, LANGS, card_info, negotiate, text
-from api.web.replay import Replay, ReplayCache, ReplayError, Step, check_records
+from api.web.replay import (
+    UPLOADED_REPLAYS,
+    Replay,
+    ReplayCache,
+    ReplayError,
+    Step,
+    check_records,
+)
 from api.web.session import (
     CSRF_FIELD,
     csrf_ok,
@@ -525,9 +532,18 @@ def parse_version(raw: Any) -> int | None:
 
 
 def replays() -> ReplayCache:
-    """This app's replays: a finished game's, parsed, verified and walked
-    once (an ended game's log never changes), and uploads', by digest."""
+    """This app's replays of stored games: a finished game's, parsed,
+    verified and walked once (an ended game's log never changes)."""
     cache: ReplayCache = current_app.extensions.setdefault("opus_web_replays", ReplayCache())
+    return cache
+
+
+def uploaded_replays() -> ReplayCache:
+    """Uploads' replays, by digest, apart and fewer: anyone may upload, and
+    their uploads must not push the stored games' replays out."""
+    cache: ReplayCache = current_app.extensions.setdefault(
+        "opus_web_uploaded_replays", ReplayCache(UPLOADED_REPLAYS)
+    )
     return cache
 
 
@@ -594,7 +610,7 @@ def replay_upload() -> Any:
     if upload is None:
         raise PageError(422, "export: choose an export file")
     try:
-        uploaded = replays().uploaded(upload.read())
+        uploaded = uploaded_replays().uploaded(upload.read())
     except (UnicodeDecodeError, ReplayError) as e:
         if request.form.get("part") == "view":
             raise PageError(422, str(e)) from None

@@ -40,6 +40,7 @@ from domain.table import PublicTable
 WINDOW = 6  # log lines shown on each side of the step
 SNAPSHOT_EVERY = 16  # steps between the copies a replay keeps
 REPLAYS = 32  # replays kept per process (ReplayCache)
+UPLOADED_REPLAYS = 4  # uploads' replays kept per process, apart from the stored games'
 
 
 class ReplayError(ValueError):

@@ -23,6 +23,7 @@ from flask.testing import FlaskClient
 
 from api.web.pages import CSP, parse_move
 from api.web.present import gains_of
+from api.web.replay import Replay, ReplayCache
 from domain.application import Opus
 from domain.catalog import load_catalog
 from domain.engine import preview
@@ -513,6 +514,40 @@ def test_the_language_follows_accept_language_and_the_switch(app: Flask) -> None
 
 
 # ---- the replay -----------------------------------------------------------------------------
+
+
+def test_uploads_never_push_a_stored_games_replay_out(app: Flask) -> None:
+    """Anyone may upload exports: their replays are kept apart, so however
+    many are uploaded, a stored game's replay stays made once."""
+    stored_cache = ReplayCache(size=2)
+    app.extensions["opus_web_replays"] = stored_cache
+    try:
+        game, _ = play_game(opus(app), 2, "random", random.Random(21))
+        client = app.test_client()
+        csrf = csrf_of(client)
+        assert client.get(f"/replay/{game}/view?step=2").status_code == 200
+        for seed in (22, 23, 24):
+            other, _ = play_game(opus(app), 2, "random", random.Random(seed))
+            export = client.get(f"/games/{other}/export").get_data()
+            uploaded = client.post(
+                "/replay",
+                data={
+                    "csrf": csrf,
+                    "step": "1",
+                    "part": "view",
+                    "export": (io.BytesIO(export), "g"),
+                },
+                content_type="multipart/form-data",
+            )
+            assert uploaded.status_code == 200
+
+        def made_again() -> Replay:
+            raise AssertionError("the stored game's replay was pushed out")
+
+        assert stored_cache.get(("stored", UUID(str(game))), made_again) is not None
+    finally:
+        app.extensions.pop("opus_web_replays", None)
+        app.extensions.pop("opus_web_uploaded_replays", None)
 
 
 def test_a_replay_from_an_uploaded_export_equals_the_stored_games(app: Flask) -> None:
