@@ -11,7 +11,6 @@ runner asks; games know nothing of tournaments.
 
 from __future__ import annotations
 
-import hmac
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -36,7 +35,7 @@ from domain.errors import (
 from domain.game import Game
 from domain.moves import Move, for_seat
 from domain.names import check_unique, player_name
-from domain.pipeline import SERVICE, Caller, Command, CommandOutcome, Runner, Unit, id_for
+from domain.pipeline import SERVICE, Caller, Command, CommandOutcome, Runner, Unit, holds, id_for
 from domain.ruleset import RuleSet
 from domain.state import GameState
 from domain.tournaments.commands import TournamentCommands, TournamentResults
@@ -261,7 +260,7 @@ def saved_records(aggregates: Sequence[Chained], recordings: list[Recording[UUID
 def seat_of(state: GameState, token_hash: str) -> int:
     """The seat whose token has this hash; NotSeatedError if none has."""
     for seat, stored in enumerate(state.token_hashes):
-        if stored and hmac.compare_digest(stored, token_hash):
+        if holds(stored, token_hash):
             return seat
     raise NotSeatedError()
 
@@ -306,5 +305,5 @@ def seated(game: Game, caller: Caller) -> None:
 
 
 def check_organiser(state: GameState, token_hash: str) -> None:
-    if not (state.organiser_hash and hmac.compare_digest(state.organiser_hash, token_hash)):
+    if not holds(state.organiser_hash, token_hash):
         raise NotOrganiserError()

@@ -27,6 +27,7 @@ id a command id may decide, so that a retried create finds what it made.
 from __future__ import annotations
 
 import contextlib
+import hmac
 import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -84,6 +85,12 @@ class Caller:
 SERVICE = Caller()
 
 
+def holds(stored: str, token_hash: str) -> bool:
+    """Whether a caller's token hash is the stored one, compared in constant
+    time; an empty stored hash is nobody's."""
+    return bool(stored) and hmac.compare_digest(stored, token_hash)
+
+
 @dataclass(frozen=True)
 class CommandOutcome:
     """Where a command's events landed, and what it answers."""
@@ -134,11 +141,12 @@ class Unit:
         """What the command changed, in the order it was loaded: the target first."""
         return [a for a in self.aggregates.values() if a.pending_events]
 
-    def forget(self, *, all_loaded: bool = False) -> None:
-        """Evict what was changed (or everything loaded) from the cache."""
+    def forget(self) -> None:
+        """Evict everything this try loaded from the cache: after a failure
+        none of it is known to be as stored (the save takes the pending
+        events off before it writes them)."""
         for aggregate in self.aggregates.values():
-            if all_loaded or aggregate.pending_events:
-                evict(self.runner.app, aggregate.id)
+            evict(self.runner.app, aggregate.id)
 
 
 class SavePolicy(Protocol):
@@ -286,19 +294,19 @@ class Runner:
                 changed = self._join(unit)
                 recordings = self.app.save(*changed)
             except _Widen:
-                unit.forget(all_loaded=True)
+                unit.forget()
                 raise
             except IntegrityError:
                 # Another process wrote first: everything loaded is forgotten,
                 # and the next try answers a replay, checks If-Match and
                 # decides again, on the latest.
-                unit.forget(all_loaded=True)
+                unit.forget()
                 raise _Again from None
             except RuleError:
                 # The cached target may be behind another process's writes:
                 # decide again on the latest before refusing.
                 if unit.changed():
-                    unit.forget(all_loaded=True)
+                    unit.forget()
                     if self.stored_after(target.id, decided_at):
                         raise _Again from None
                     raise
@@ -306,9 +314,7 @@ class Runner:
                     raise _Again from None
                 raise
             except BaseException:
-                # The save takes the pending events off the aggregates before
-                # it writes them: whatever failed, nothing loaded stays cached.
-                unit.forget(all_loaded=True)
+                unit.forget()
                 raise
             self._tell(recordings, changed)
             position = recordings[-1].notification.id if recordings else 0

@@ -13,7 +13,6 @@ and the retried command decides again on what was stored.
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from fractions import Fraction
@@ -33,6 +32,7 @@ from domain.pipeline import (
     Runner,
     Unit,
     anyone,
+    holds,
     id_for,
     nothing_else,
 )
@@ -295,5 +295,5 @@ def check_organiser(tournament: Tournament, caller: Caller) -> None:
     if caller.token_hash is None:
         return
     stored = tournament.state.organiser_hash
-    if not (stored and hmac.compare_digest(stored, caller.token_hash)):
+    if not holds(stored, caller.token_hash):
         raise NotTournamentOrganiserError()
