@@ -42,7 +42,7 @@ from api.ratelimit import (
 )
 from api.runtime import Services
 from api.schemas import ErrorSchema
-from api.web import pages
+from api.web import account_pages, bot_pages, desk, pages, rules_pages
 from infra.bootstrap import open_services
 from infra.broker import RedisBroker
 from infra.logthrottle import LogThrottle
@@ -99,7 +99,9 @@ def create_app(config: Settings | Mapping[str, str | None] | None = None) -> Fla
     for blueprint in blueprints:
         api.register_blueprint(blueprint)
     app.register_blueprint(docs.assets)
-    app.register_blueprint(pages.blp)  # the web client: plain Flask, not in the OpenAPI spec
+    # the web client: plain Flask, not in the OpenAPI spec; these modules' routes join its blueprint
+    assert account_pages and bot_pages and desk and rules_pages
+    app.register_blueprint(pages.blp)
     if settings.trusted_proxies:  # the client's address, for the rate limit
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
     limit = RateLimit.parse(settings.rate_limit)

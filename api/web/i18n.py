@@ -15,6 +15,7 @@ from typing import Any
 
 from flask import Request
 
+from api.web.words import all_words
 from domain.catalog import STONES, load_catalog
 
 LANGS = ("en", "ru")
@@ -399,6 +400,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "not_found": ("There is no such game.", "Такой игры нет."),
     "no_tournament": ("There is no such tournament.", "Такого турнира нет."),
 }
+
+for _key, _pair in all_words().items():
+    if _key in STRINGS:
+        raise ValueError(f"the words {_key!r} are said twice (api/web/words)")
+    STRINGS[_key] = _pair
 
 RULE_WORDS: dict[str, tuple[str, str]] = {
     "R4.1": ("new element", "новая стихия"),

@@ -1,0 +1,7 @@
+"""The web client's pages for games against bots
+
+Its routes join the pages blueprint (api/web/pages.py)."""
+
+from __future__ import annotations
+
+from api.web.pages import blp  # noqa: F401
