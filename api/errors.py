@@ -26,12 +26,16 @@ from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
 from domain.errors import (
+    AccountError,
+    AccountNotFoundError,
     GameNotFoundError,
     IdempotencyConflictError,
+    NameTakenError,
     NotAuthorisedError,
     OpusError,
     OutOfTurnError,
     RuleError,
+    SignInError,
     TournamentNotFoundError,
     VersionClashError,
 )
@@ -60,8 +64,12 @@ class ApiError(Exception):
 STATUSES: tuple[tuple[type[Exception], int], ...] = (
     (GameNotFoundError, 404),
     (TournamentNotFoundError, 404),
+    (AccountNotFoundError, 404),
     (IdempotencyConflictError, 422),
+    (SignInError, 401),
     (NotAuthorisedError, 403),
+    (NameTakenError, 409),
+    (AccountError, 422),
     (OutOfTurnError, 403),  # R3.4, before RuleError
     (VersionClashError, 409),
     (RuleError, 409),

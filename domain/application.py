@@ -11,6 +11,9 @@ runner asks; games know nothing of tournaments.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -23,9 +26,13 @@ from eventsourcing.application import Application
 from eventsourcing.persistence import Recording
 
 from domain import engine, legal
+from domain.accounts.aggregate import Admission, Private, admission_id
+from domain.accounts.commands import AccountCommands
 from domain.audit import Record
 from domain.chained import Chained
 from domain.errors import (
+    AdmissionNotSetError,
+    NotInvitedError,
     NotOrganiserError,
     NotSeatedError,
     RuleError,
@@ -41,6 +48,7 @@ from domain.state import GameState
 from domain.tournaments.commands import TournamentCommands, TournamentResults
 
 log = logging.getLogger(__name__)
+ADMISSIONS = ("open", "invitation")
 
 
 class Opus(Application[UUID]):
@@ -65,6 +73,7 @@ class Opus(Application[UUID]):
         # auditor's form (the API's live streams listen here).
         self.listeners: list[Callable[[list[Record]], None]] = []
         self.tournaments = TournamentCommands(self.runner)
+        self.accounts = AccountCommands(self.runner)
 
     def tell_listeners(
         self, recordings: list[Recording[UUID]], aggregates: Sequence[Chained]
@@ -76,6 +85,8 @@ class Opus(Application[UUID]):
         if not self.listeners:
             return
         records = saved_records(aggregates, recordings)
+        if not records:
+            return
         for listener in self.listeners:
             try:
                 listener(records)
@@ -100,10 +111,14 @@ class Opus(Application[UUID]):
         *,
         caller: Caller = SERVICE,
         secret: bytes | None = None,
+        admission: str = "open",
     ) -> CommandOutcome:
         """A new game, its organiser the caller; with a command id, a retry
         returns the same game, and the same key with another variant is an
-        IdempotencyConflictError."""
+        IdempotencyConflictError. ``admission``: who may join, "open"
+        (anyone) or "invitation" (with ``invitation_code``; the organiser too)."""
+        if admission not in ADMISSIONS:
+            raise SetupError(f"who may join: one of {', '.join(ADMISSIONS)}")
         variant = variant or RuleSet()
         game = Game.create(
             variant,
@@ -117,23 +132,36 @@ class Opus(Application[UUID]):
             lambda made: made.state.variant == variant,
             "this Idempotency-Key created a game under another rule-set variant; "
             "use a new key for a new game",
+            also=[Admission.set(game.id, admission)] if admission != "open" else [],
         )
 
     def join(
-        self, game_id: UUID, name: str, contribution: str = "", *, caller: Caller = SERVICE
+        self,
+        game_id: UUID,
+        name: str,
+        contribution: str = "",
+        *,
+        caller: Caller = SERVICE,
+        invitation: str | None = None,
     ) -> CommandOutcome:
         """R2.1: the next seat, under a name ``domain.names`` accepts, holding
-        the caller's token; the outcome's value is the seat."""
+        the caller's token; the outcome's value is the seat. A game by
+        invitation takes its organiser, and others with its invitation code."""
         recorded = player_name(name)
         token = caller.token_hash or ""
 
         def join(game: Game, unit: Unit, caller: Caller) -> int:
+            if not game.tournament:
+                check_admitted(game, unit, caller, invitation)
             check_unique(recorded, game.state.names)
             if token and token in game.state.token_hashes:
                 raise SetupError("this token holds a seat in this game already")
             return game.join(recorded, contribution, token, caller.command)
 
-        return self.runner.run(Command(game_id, Game, join), caller)
+        def touches(game: Game) -> list[UUID]:
+            return [] if game.tournament else [admission_id(game.id)]
+
+        return self.runner.run(Command(game_id, Game, join, touches=touches), caller)
 
     def start(self, game_id: UUID, *, caller: Caller = SERVICE) -> CommandOutcome:
         """R2.2: deal and begin; only the game's organiser may."""
@@ -189,6 +217,16 @@ class Opus(Application[UUID]):
         return self.runner.run(Command(game_id, Game, withdraw, organiser), caller)
 
     # ---- queries -----------------------------------------------------------
+
+    def invitation_code(self, game_id: UUID) -> str | None:
+        """The code of a game by invitation (None for an open one): for its
+        organiser's invitation link. It is derived from the game's secret
+        (R9.1), so nothing more is kept, and it opens nothing once the game
+        has started (no one joins then)."""
+        if self.accounts.admission(game_id) == "open":
+            return None
+        with self.reading(game_id) as (state, _):
+            return invitation_of(state)
 
     def game(self, game_id: UUID) -> Game:
         """The game, caught up with the store: for bots, simulation and tests
@@ -248,6 +286,8 @@ def saved_records(aggregates: Sequence[Chained], recordings: list[Recording[UUID
     records = []
     for recording in recordings:
         aggregate = by_id[recording.domain_event.originator_id]
+        if isinstance(aggregate, Private):
+            continue  # the service's own: never told
         record = Record.of_event(recording.domain_event, recording.notification.id)
         sealed = None if aggregate.ended else aggregate.sealed.get(record.version)
         if sealed is not None:
@@ -269,7 +309,7 @@ def check_idle(game: Game, seat: int, idle_seconds: float) -> None:
     """R3.5: the seat in turn has not moved for ``idle_seconds``."""
     state = game.state
     if not 0 <= seat < state.players:
-        raise WithdrawalError(f"there is no seat {seat} in this game")
+        raise WithdrawalError(f"there is no seat index {seat} in this game")
     if state.status == "running" and state.turn != seat:
         raise WithdrawalError(
             f"it is {state.names[state.turn]}'s turn: only the seat whose turn it is "
@@ -290,6 +330,28 @@ def check_not_tournament(game: Game) -> None:
         raise WithdrawalError(
             "in a tournament's game a seat is withdrawn only by its player's drop", "T2.2"
         )
+
+
+def invitation_of(state: GameState) -> str:
+    mac = hmac.new(bytes.fromhex(state.secret), b"opus:invitation", hashlib.sha256)
+    return base64.urlsafe_b64encode(mac.digest()[:18]).decode()
+
+
+def check_admitted(game: Game, unit: Unit, caller: Caller, invitation: str | None) -> None:
+    """Who may join a lobby game: anyone, unless it is by invitation
+    (``Admission``); then its organiser, the service, and whoever brings its code."""
+    try:
+        mode = unit.get(admission_id(game.id), Admission).mode
+    except AdmissionNotSetError:
+        return
+    if mode == "open" or caller.token_hash is None:
+        return
+    if holds(game.state.organiser_hash, caller.token_hash):
+        return
+    if invitation is None or not hmac.compare_digest(
+        invitation.encode(), invitation_of(game.state).encode()
+    ):
+        raise NotInvitedError()
 
 
 def organiser(game: Game, caller: Caller) -> None:

@@ -149,3 +149,28 @@ class CallError(TournamentRuleError):
 
 class FinishError(TournamentRuleError):
     rule = "T9.3"
+
+
+class AccountNotFoundError(OpusError):
+    pass
+
+
+class AdmissionNotSetError(OpusError):
+    """A lobby game with no admission recorded: anyone may join it."""
+
+
+class NameTakenError(OpusError):
+    """An account's name shares T2.1's key with another account's."""
+
+
+class AccountError(OpusError):
+    """An account command that cannot be made as asked (in words)."""
+
+
+class NotInvitedError(NotAuthorisedError):
+    def __init__(self) -> None:
+        super().__init__("this game is by invitation: join it with its invitation link")
+
+
+class SignInError(NotAuthorisedError):
+    """A sign-in or session that does not hold (expired, unknown, forged)."""

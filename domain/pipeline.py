@@ -347,22 +347,28 @@ class Runner:
         return unit.changed()
 
     def create(
-        self, new: A, caller: Caller, same_request: Callable[[A], bool], conflict: str
+        self,
+        new: A,
+        caller: Caller,
+        same_request: Callable[[A], bool],
+        conflict: str,
+        also: Sequence[Chained] = (),
     ) -> CommandOutcome:
-        """Save a new aggregate. Under a command id its id is derived from the
-        id, so a retry finds the aggregate made the first time:
-        ``same_request(made)`` tells a retry from the key reused for another
-        request (IdempotencyConflictError, ``conflict`` its message)."""
+        """Save a new aggregate (and ``also`` other new ones, in the same
+        transaction). Under a command id its id is derived from the id, so a
+        retry finds the aggregate made the first time: ``same_request(made)``
+        tells a retry from the key reused for another request
+        (IdempotencyConflictError, ``conflict`` its message)."""
         try:
-            recordings = self.app.save(new)
+            recordings = self.app.save(new, *also)
         except IntegrityError:
-            if not caller.command:
+            if not caller.command or not self.stored_after(new.id, 0):
                 raise
             with self.reading(new.id, type(new)) as made:
                 if not same_request(made):
                     raise IdempotencyConflictError(conflict) from None
                 return CommandOutcome(None, 1, new.id, replayed=True)
-        self._tell(recordings, [new])
+        self._tell(recordings, [new, *also])
         return CommandOutcome(recordings[-1].notification.id, new.version, new.id)
 
     def _tell(self, recordings: list[Recording[UUID]], aggregates: Sequence[Chained]) -> None:

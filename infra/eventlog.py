@@ -16,6 +16,7 @@ from eventsourcing.utils import get_topic
 
 from domain.application import Opus
 from domain.audit import REVEALING, Record, secret_in
+from domain.accounts.events import PRIVATE_TOPIC_PREFIX
 from domain.events import EVENT_TYPES, GameEnded
 from domain.internals import positions_by_version
 from domain.tournaments.events import TOURNAMENT_EVENT_TYPES, TournamentFinished
@@ -25,15 +26,18 @@ PAGE = 1000
 
 
 def read_records(app: Opus, after: int = 0, stop: int | None = None) -> Iterator[Record]:
-    """Every Game event after ``after`` (up to ``stop``), as records; a stored
-    event that cannot be decoded becomes a record carrying the error."""
+    """Every game's and tournament's event after ``after`` (up to ``stop``),
+    as records (the private aggregates' are the service's own: accounts,
+    names, admissions); a stored event that cannot be decoded becomes a
+    record carrying the error."""
     position = after
     while True:
         page = app.recorder.select_notifications(
             start=position, limit=PAGE, stop=stop, inclusive_of_start=False
         )
         for notification in page:
-            yield to_record(app, notification)
+            if not notification.topic.startswith(PRIVATE_TOPIC_PREFIX):
+                yield to_record(app, notification)
         if len(page) < PAGE:
             return
         position = page[-1].id
