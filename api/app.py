@@ -42,7 +42,7 @@ from api.ratelimit import (
 )
 from api.runtime import Services
 from api.schemas import ErrorSchema
-from api.web import account_pages, bot_pages, desk, pages, rules_pages
+from api.web import account_pages, bot_pages, desk, pages, people_pages, rules_pages
 from infra.bootstrap import open_services
 from infra.broker import RedisBroker
 from infra.logthrottle import LogThrottle
@@ -62,6 +62,19 @@ class OpusApi(Api):
         register_error_handlers(self._app)
 
 
+API_DESCRIPTION = (
+    "Games of Potion-Making with the Guild of Alchemists, and Swiss tournaments of it, "
+    "as an event-sourced service: the rules are at /rules (ids R…) and /rules/tournament "
+    "(ids T…).\n\n"
+    "**Seats are indexes, counted from 0**: a `seat` field, an event's or a view's "
+    "`player`, `turn`, `winners`, `next_player`, a location's `table:<seat>`. "
+    "The pages and the command line's text show a seat to people as index + 1 "
+    '("seat 1" is index 0); the JSON keeps the index, as every export and client reads it. '
+    "A tournament's registration numbers (`player` in tournament requests and standings) "
+    "count from 1 (T2.1)."
+)
+
+
 def create_app(config: Settings | Mapping[str, str | None] | None = None) -> Flask:
     """The app on ``config``: a ``Settings`` value, or variables (as in the
     environment, README) set over the environment's, None unsetting one."""
@@ -79,6 +92,7 @@ def create_app(config: Settings | Mapping[str, str | None] | None = None) -> Fla
         OPENAPI_JSON_PATH="openapi.json",
         OPENAPI_SWAGGER_UI_PATH="docs",
         OPENAPI_SWAGGER_UI_URL=docs.ASSETS_URL,  # served from the package, never a CDN
+        API_SPEC_OPTIONS={"info": {"description": API_DESCRIPTION}},
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
         OPUS_ANALYTICS_DIR=settings.analytics_dir,  # GET /analytics/{question}'s snapshot
     )
@@ -100,7 +114,7 @@ def create_app(config: Settings | Mapping[str, str | None] | None = None) -> Fla
         api.register_blueprint(blueprint)
     app.register_blueprint(docs.assets)
     # the web client: plain Flask, not in the OpenAPI spec; these modules' routes join its blueprint
-    assert account_pages and bot_pages and desk and rules_pages
+    assert account_pages and bot_pages and desk and people_pages and rules_pages
     app.register_blueprint(pages.blp)
     if settings.trusted_proxies:  # the client's address, for the rate limit
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]

@@ -97,10 +97,12 @@ class Games(MethodView):
         )
         token, caller = new_holder(key_needs_it=True)
         g.secret_in_response = True  # never kept for replay: tokens are shown once
-        result = services().opus.create(variant, caller=caller)
+        opus = services().opus
+        result = opus.create(variant, caller=caller, admission=args["admission"])
         if result.replayed:  # the token was shown once, to the first request
             token = ""
-        return outcome(result.aggregate_id, result, organiser_token=token)
+        invitation = opus.invitation_code(result.aggregate_id) if token else None
+        return outcome(result.aggregate_id, result, organiser_token=token, invitation=invitation)
 
 
 @blp.route("/<uuid:game_id>/players", endpoint="Players")
@@ -116,7 +118,13 @@ class Join(MethodView):
         and you hold its token already."""
         token, caller = new_holder()
         g.secret_in_response = True
-        result = services().opus.join(game_id, args["name"], args["contribution"], caller=caller)
+        result = services().opus.join(
+            game_id,
+            args["name"],
+            args["contribution"],
+            caller=caller,
+            invitation=args["invitation"],
+        )
         if result.replayed:
             token = ""
         return outcome(game_id, result, seat=result.value, token=token or None)

@@ -19,6 +19,8 @@ import secrets
 from flask import request
 
 from api.errors import ApiError
+from api.runtime import services
+from domain.accounts.commands import key_account
 from domain.pipeline import Caller
 
 MAX_KEY = 200  # characters of an Idempotency-Key
@@ -45,8 +47,23 @@ def bearer() -> str:
 
 
 def caller_hash() -> str:
-    """The hash of the request's bearer token: who is asking (401 without one)."""
-    return token_hash(bearer())
+    """The hash of the request's bearer token: who is asking (401 without
+    one). An account key (``opus_<account>_<secret>``, domain/accounts)
+    stands for its account: the hash is the account's holder hash."""
+    token = bearer()
+    held = account_holder(token)
+    return held if held is not None else token_hash(token)
+
+
+def account_holder(token: str) -> str | None:
+    """The holder hash of the account whose current key ``token`` is; None
+    if it is no account key; 401 for a key no account holds (rotated)."""
+    if key_account(token) is None:
+        return None
+    account = services().opus.accounts.by_key(token)
+    if account is None:
+        raise ApiError(401, "this account key is not one an account holds now (rotated?)")
+    return account.holder_hash
 
 
 def command_caller() -> Caller:
@@ -139,6 +156,9 @@ def own_or_new_token(*, key_needs_it: bool = False) -> tuple[str, str]:
             )
         return new_token()
     own = bearer()
+    held = account_holder(own)
+    if held is not None:
+        return "", held  # the account's: nothing new to show
     if not OWN_TOKEN.fullmatch(own):
         # Its hash is public (the export carries it): it must be as hard to
         # guess as the service's own, 256 random bits.

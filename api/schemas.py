@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from domain.accounts.aggregate import ADMISSIONS
 from domain.catalog import STONES
 from domain.engine import MAX_CONTRIBUTION
 from domain.names import MAX_NAME
@@ -45,6 +46,14 @@ class CreateGameSchema(StrictSchema):
         validate=validate.Length(equal=7),
         load_default=None,
     )
+    admission = fields.String(
+        load_default="open",
+        validate=validate.OneOf(ADMISSIONS),
+        metadata={
+            "description": "Who may join: anyone (open), or the organiser and whoever "
+            "brings the game's invitation code (invitation; returned once, here)."
+        },
+    )
 
 
 class JoinSchema(StrictSchema):
@@ -54,12 +63,27 @@ class JoinSchema(StrictSchema):
         validate=validate.Length(max=MAX_CONTRIBUTION),
         metadata={"description": "Your part of the shuffle seed (RULES §9.1)."},
     )
+    invitation = fields.String(
+        load_default=None,
+        validate=validate.Length(max=100),
+        metadata={"description": "The invitation code of a game by invitation."},
+    )
+
+
+# how every seat in the API's JSON is numbered (a field ``seat``, an event's
+# or a view's ``player``, ``turn``, ``winners``, a location's ``table:<seat>``)
+SEAT_INDEX = "The seat's index, counted from 0; the pages show seat index + 1."
 
 
 class WithdrawSchema(StrictSchema):
     """The seat a remove-seat or withdraw command names."""
 
-    seat = fields.Integer(strict=True, required=True, validate=validate.Range(0, 5))
+    seat = fields.Integer(
+        strict=True,
+        required=True,
+        validate=validate.Range(0, 5),
+        metadata={"description": SEAT_INDEX},
+    )
 
 
 class DiscardSchema(StrictSchema):
@@ -120,10 +144,14 @@ class CreatedSchema(OutcomeSchema):
     organiser_token = fields.String(
         required=True, metadata={"description": "Shown once; starts the game."}
     )
+    invitation = fields.String(
+        allow_none=True,
+        metadata={"description": "A game by invitation: the code its joins need (shown once)."},
+    )
 
 
 class JoinedSchema(OutcomeSchema):
-    seat = fields.Integer(allow_none=True, required=True)
+    seat = fields.Integer(allow_none=True, required=True, metadata={"description": SEAT_INDEX})
     token = fields.String(
         allow_none=True,
         required=True,
@@ -174,7 +202,7 @@ class MoveRequestSchema(StrictSchema):
 
 
 class LegalMovesSchema(StrictSchema):
-    seat = fields.Integer(required=True)
+    seat = fields.Integer(required=True, metadata={"description": SEAT_INDEX})
     version = fields.Integer(required=True)
     moves = fields.List(fields.Nested(MoveRequestSchema), required=True)
     reason = fields.String(

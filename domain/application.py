@@ -19,14 +19,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import ClassVar
+from typing import Any, ClassVar
 from uuid import UUID
 
-from eventsourcing.application import Application
+from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import Recording
 
 from domain import engine, legal
-from domain.accounts.aggregate import Admission, Private, admission_id
+from domain.accounts.aggregate import ADMISSIONS, Admission, Private, admission_id
 from domain.accounts.commands import AccountCommands
 from domain.audit import Record
 from domain.chained import Chained
@@ -45,10 +45,10 @@ from domain.names import check_unique, player_name
 from domain.pipeline import SERVICE, Caller, Command, CommandOutcome, Runner, Unit, holds, id_for
 from domain.ruleset import RuleSet
 from domain.state import GameState
+from domain.tournaments.aggregate import Tournament
 from domain.tournaments.commands import TournamentCommands, TournamentResults
 
 log = logging.getLogger(__name__)
-ADMISSIONS = ("open", "invitation")
 
 
 class Opus(Application[UUID]):
@@ -217,6 +217,17 @@ class Opus(Application[UUID]):
         return self.runner.run(Command(game_id, Game, withdraw, organiser), caller)
 
     # ---- queries -----------------------------------------------------------
+
+    def organises(self, aggregate_id: UUID, token_hash: str) -> bool:
+        """Whether the token hash is a game's or a tournament's organiser's."""
+        try:
+            found: Any = self.repository.get(aggregate_id)
+        except AggregateNotFoundError:
+            return False
+        if not isinstance(found, Game | Tournament):
+            return False
+        with self.runner.reading(aggregate_id, type(found)) as aggregate:
+            return holds(aggregate.state.organiser_hash, token_hash)
 
     def invitation_code(self, game_id: UUID) -> str | None:
         """The code of a game by invitation (None for an open one): for its

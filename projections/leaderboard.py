@@ -12,6 +12,11 @@ shared win is a win for each). Keys: sorted sets ``games``, ``wins`` and
 name it last played under: one small key each, so that a game's end and a
 query touch only the players they name), and per game in progress
 ``<game>:players`` ([player id, name] by seat), dropped when it ends.
+
+An account (domain/accounts) is one player whatever name a seat shows:
+its rows' player id is the account's public id, its name the account's
+(``AccountOpened``, ``Renamed``), found from the seat's token hash by
+``holder:<holder key>`` (projections/accounts.py's ``holder_key``).
 """
 
 from __future__ import annotations
@@ -19,8 +24,10 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from domain.accounts.events import AccountOpened, Renamed
 from domain.disclosure import ORGANISER, disclose
 from domain.events import GameEnded, PlayerJoined, PlayerLeft
+from projections.accounts import account_of, holder_key
 from projections.base import Fields, ViewProjection, on
 from projections.view import Transaction
 
@@ -28,10 +35,23 @@ from projections.view import Transaction
 class Leaderboard(ViewProjection):
     name = "leaderboard"
 
+    @on(AccountOpened)
+    def _account(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
+        tx.put(f"holder:{holder_key(p['holder_hash'])}", key)
+        tx.put(f"name:{key}", p["name"])
+
+    @on(Renamed)
+    def _renamed(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
+        tx.put(f"name:{key}", p["name"])
+
     @on(PlayerJoined)
     def _joined(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
         known = disclose("PlayerJoined", p, ORGANISER, ended=False)
-        seat = [player_id(known["token_hash"], p["name"]), p["name"]]
+        account = account_of(tx, known["token_hash"])
+        if account is not None:  # an account's row keeps the account's name
+            seat = [account, None]
+        else:
+            seat = [player_id(known["token_hash"], p["name"]), p["name"]]
         tx.doc(f"{game}:players", []).append(seat)
 
     @on(PlayerLeft)
@@ -49,7 +69,8 @@ class Leaderboard(ViewProjection):
             tx.incr("games", player, 1)
             tx.incr("points", player, scores[seat])
             tx.incr("wins", player, 1 if seat in winners else 0)
-            tx.put(f"name:{player}", name)
+            if name is not None:
+                tx.put(f"name:{player}", name)
         tx.delete(key)
 
 

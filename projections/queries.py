@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from uuid import UUID
 
+from projections.accounts import AccountsView
 from projections.hands import Hands
 from projections.leaderboard import Leaderboard
 from projections.lobby import Lobby
@@ -236,6 +237,8 @@ class Queries:
         for row in rows[:limit]:  # names only for the rows shown
             text = self.store.get(ns, f"name:{row['player_id']}")
             row["name"] = json.loads(text) if text else ""
+            # an account's row: its public id (a UUID; a token's is 16 hex digits)
+            row["account"] = row["player_id"] if len(row["player_id"]) == 36 else None
         return [{"rank": i + 1, **row} for i, row in enumerate(rows[:limit])]
 
     def tournament(
@@ -302,6 +305,25 @@ class Queries:
         """What the lobby holds of one game (its rule-set variant among it)."""
         ns = self._ready(Lobby.name, after, timeout, generation)
         return self._doc(ns, str(game_id))
+
+    def account(
+        self,
+        account_id: UUID | str,
+        *,
+        after: int | None = None,
+        timeout: float = WAIT_TIMEOUT,
+        generation: str | None = None,
+    ) -> dict[str, Any] | None:
+        """An account's public face (projections/accounts.py), with its games
+        and tournaments, oldest first; None for no account."""
+        ns = self._ready(AccountsView.name, after, timeout, generation)
+        doc = self._doc(ns, f"account:{account_id}")
+        if doc is None:
+            return None
+        for part in ("games", "tournaments"):
+            text = self.store.get(ns, f"{part}:{account_id}")
+            doc[part] = json.loads(text) if text else []
+        return doc
 
     def _doc(self, ns: str, key: str) -> dict[str, Any] | None:
         """A document of a view; None if there is none."""

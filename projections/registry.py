@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from projections.accounts import AccountsView
 from projections.base import ViewProjection
 from projections.hands import Hands
 from projections.leaderboard import Leaderboard
@@ -14,7 +15,17 @@ from projections.tournaments import TournamentView
 
 PROJECTIONS: dict[str, type[ViewProjection]] = {
     cls.name: cls
-    for cls in (TableView, Hands, Scoreboard, MoveLog, Leaderboard, Seats, TournamentView, Lobby)
+    for cls in (
+        TableView,
+        Hands,
+        Scoreboard,
+        MoveLog,
+        Leaderboard,
+        Seats,
+        TournamentView,
+        Lobby,
+        AccountsView,
+    )
 }
 
 

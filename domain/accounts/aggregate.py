@@ -18,8 +18,9 @@ from domain.errors import AccountNotFoundError, AdmissionNotSetError, OpusError
 from domain.text import name_key
 
 NAMES = uuid5(NAMESPACE_URL, "opus:account-names")
-ADMISSIONS = uuid5(NAMESPACE_URL, "opus:admissions")
+ADMISSION_IDS = uuid5(NAMESPACE_URL, "opus:admissions")
 BOTS = uuid5(NAMESPACE_URL, "opus:bot-accounts")
+ADMISSIONS = ("open", "invitation")  # who may join a lobby game: anyone, or the invited
 
 
 def name_id(name: str) -> UUID:
@@ -28,7 +29,7 @@ def name_id(name: str) -> UUID:
 
 
 def admission_id(game_id: UUID) -> UUID:
-    return uuid5(ADMISSIONS, str(game_id))
+    return uuid5(ADMISSION_IDS, str(game_id))
 
 
 def bot_account_id(kind: str) -> UUID:

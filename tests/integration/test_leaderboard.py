@@ -8,6 +8,7 @@ from pathlib import Path
 from domain.application import Opus
 from domain.bots import BOTS
 from domain.pipeline import Caller
+from projections.accounts import AccountsView
 from projections.leaderboard import Leaderboard
 from projections.queries import Queries
 from projections.rebuild import rebuild
@@ -48,3 +49,33 @@ def test_players_named_alike_are_apart_and_a_player_keeps_one_row(tmp_path: Path
     named_ada = [r for r in by_id.values() if r["name"] == "Ada"]
     assert sorted(r["points"] for r in named_ada) == sorted([second[0], third[1]])
     assert all(ada not in str(row) and impostor not in str(row) for row in rows)
+
+
+def test_an_account_is_one_row_under_its_name_whatever_its_seats_are_called(
+    tmp_path: Path,
+) -> None:
+    """One row per account (its public id, its current name), apart from a
+    token player who calls themselves the same; rebuilt from the log, and
+    the accounts view lists the account's games; nothing secret in either."""
+    app = Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    opened = app.accounts.open("Ada")
+    ada = app.accounts.view(opened.account)
+    first = play_out(app, [("Ada", ada.holder_hash), ("Boris", "c" * 64)], 4)
+    second = play_out(app, [("Countess", ada.holder_hash), ("Ada", "d" * 64)], 5)
+    app.accounts.rename(opened.account, "Ada Lovelace")
+    store = SQLiteViewStore(str(tmp_path / "views.db"))
+    try:
+        rebuild(store, app, [Leaderboard, AccountsView])
+        rows = Queries(store).leaderboard()
+        account = Queries(store).account(opened.account)
+    finally:
+        store.close()
+    (row,) = [r for r in rows if r["player_id"] == str(opened.account)]
+    assert row["account"] == str(opened.account)
+    assert row["name"] == "Ada Lovelace" and row["games"] == 2
+    assert row["points"] == first[0] + second[0]
+    (token_ada,) = [r for r in rows if r["name"] == "Ada"]
+    assert token_ada["account"] is None and token_ada["points"] == second[1]
+    assert account is not None and account["name"] == "Ada Lovelace"
+    assert [entry["seat"] for entry in account["games"]] == [0, 0]
+    assert ada.holder_hash not in str(rows) + str(account)

@@ -1,0 +1,27 @@
+"""Words of the people pages (api/web/people_pages.py)."""
+
+WORDS: dict[str, tuple[str, str]] = {
+    "my_games": ("My games", "Мои игры"),
+    "my_games_title": ("Your games and tournaments", "Ваши игры и турниры"),
+    "my_tournaments": ("My tournaments", "Мои турниры"),
+    "now_playing": ("Playing now", "Идут сейчас"),
+    "waiting_to_start": ("Waiting to start", "Ждут начала"),
+    "finished_games": ("Finished", "Завершены"),
+    "play_now": ("Play your game", "Играть свою партию"),
+    "your_seat": ("your seat {seat}", "ваше место {seat}"),
+    "organising": ("you organise it", "вы организатор"),
+    "no_current_game": ("no game of yours is running", "ваших идущих партий нет"),
+    "nothing_yet": ("Nothing yet.", "Пока ничего."),
+    "registration_number": ("registration {number}", "регистрация {number}"),
+    "account_since": ("Playing since {date}", "Играет с {date}"),
+    "account_bot": ("A bot of the service ({kind})", "Бот сервиса ({kind})"),
+    "account_games": ("Games", "Партии"),
+    "leaderboard": ("Leaderboard", "Рейтинг игроков"),
+    "leaderboard_title": ("Leaderboard: one row per player", "Таблица игроков: строка на игрока"),
+    "lb_player": ("Player", "Игрок"),
+    "lb_games": ("Games", "Партии"),
+    "lb_wins": ("Wins", "Победы"),
+    "lb_points": ("Points", "Очки"),
+    "lb_rank": ("Rank", "Место"),
+    "lb_token_player": ("played without an account", "играл без учётной записи"),
+}

@@ -1,0 +1,112 @@
+"""Accounts as people see them: public ids and names, and each account's
+games and tournaments ("my games", "my tournaments", an account's page).
+
+An account is known by its public id (its aggregate id) and name; its
+holder hash (the token hash its seats, registrations and games hold,
+domain/accounts) is kept only as ``holder_key``, a hash of it, to find the
+account a seat or registration belongs to. Keys:
+
+- ``account:<id>``: id, name, kind ("person" or "bot:<kind>"), since;
+- ``holder:<holder key>``: the account id;
+- ``games:<id>``: the games it sat at or organised, oldest first:
+  ``{"game", "seat"}`` (seat None for a game it only organises);
+- ``tournaments:<id>``: ``{"tournament", "player"}`` likewise.
+
+Nothing secret is kept: no session, key or passkey, and no token hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from domain.accounts.events import AccountOpened, Renamed
+from domain.disclosure import ORGANISER, disclose
+from domain.events import GameCreated, GameStarted, PlayerJoined, PlayerLeft
+from domain.tournaments.events import PlayerRegistered, TournamentCreated
+from projections.base import Fields, ViewProjection, on
+from projections.view import Transaction
+
+
+def holder_key(token_hash: str) -> str:
+    """What a view keeps of a token hash to find its account: a hash of it."""
+    return hashlib.sha256(f"holder:{token_hash}".encode()).hexdigest()[:32]
+
+
+def account_of(tx: Transaction, token_hash: str) -> str | None:
+    """The account whose holder hash this is, as this view has it."""
+    if not token_hash:
+        return None
+    found: str | None = tx.peek(f"holder:{holder_key(token_hash)}")
+    return found
+
+
+class AccountsView(ViewProjection):
+    name = "accounts"
+
+    @on(AccountOpened)
+    def _opened(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
+        doc = {"id": key, "name": p["name"], "kind": p["kind"], "since": p["timestamp"]}
+        tx.put(f"account:{key}", doc)
+        tx.put(f"holder:{holder_key(p['holder_hash'])}", key)
+
+    @on(Renamed)
+    def _renamed(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
+        tx.doc(f"account:{key}")["name"] = p["name"]
+
+    @on(GameCreated)
+    def _created(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        known = disclose(kind, p, ORGANISER, ended=False)
+        account = account_of(tx, known["organiser_hash"])
+        if account is not None:
+            tx.doc(f"games:{account}", []).append({"game": game, "seat": None})
+
+    @on(PlayerJoined)
+    def _joined(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        known = disclose(kind, p, ORGANISER, ended=False)
+        account = account_of(tx, known["token_hash"])
+        # before the start a seat may still move (PlayerLeft): who sits where
+        tx.doc(f"seated:{game}", []).append(account)
+        if account is not None:
+            self._seat(tx, account, game, p["player"])
+
+    @staticmethod
+    def _seat(tx: Transaction, account: str, game: str, seat: int | None) -> None:
+        games: list[dict[str, Any]] = tx.doc(f"games:{account}", [])
+        for entry in games:
+            if entry["game"] == game:
+                entry["seat"] = seat
+                return
+        games.append({"game": game, "seat": seat})
+
+    @on(PlayerLeft)
+    def _left(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        """Before the start: the seat is freed and those after it move down."""
+        seated: list[str | None] = tx.doc(f"seated:{game}", [])
+        left = p["player"]
+        if left < len(seated):
+            gone = seated.pop(left)
+            if gone is not None:
+                self._seat(tx, gone, game, None)
+        for seat, account in enumerate(seated[left:], start=left):
+            if account is not None:
+                self._seat(tx, account, game, seat)
+
+    @on(GameStarted)
+    def _started(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        tx.delete(f"seated:{game}")  # the seats are fixed from now on
+
+    @on(PlayerRegistered)
+    def _registered(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
+        known = disclose(kind, p, ORGANISER, ended=False)
+        account = account_of(tx, known["token_hash"])
+        if account is not None:
+            entries: list[dict[str, Any]] = tx.doc(f"tournaments:{account}", [])
+            entries.append({"tournament": key, "player": p["player"]})
+
+    @on(TournamentCreated)
+    def _tournament(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
+        known = disclose(kind, p, ORGANISER, ended=False)
+        account = account_of(tx, known["organiser_hash"])
+        if account is not None:
+            tx.doc(f"tournaments:{account}", []).append({"tournament": key, "player": None})
