@@ -18,6 +18,7 @@ import click
 
 from api.cli.read_side import project_views
 from api.identity import new_token, token_hash
+from domain.accounts.commands import key_account
 from domain.application import Opus
 from domain.bots import BOTS
 from domain.errors import OpusError
@@ -32,6 +33,15 @@ from infra.settings import Settings
 TOURNAMENT = click.option("--tournament", "tournament_id", required=True, type=click.UUID)
 TOKEN = click.option("--token", required=True, help="The organiser's token.")
 BY = click.option("--by", default="organiser", show_default=True, help="Who does it.")
+
+
+ACCOUNT_KEY = click.option(
+    "--key",
+    "account_key",
+    default=None,
+    envvar="OPUS_ACCOUNT_KEY",
+    help="Your account key: the command is your account's (README, Accounts).",
+)
 
 
 @click.group()
@@ -62,6 +72,7 @@ def opened() -> Iterator[Opus]:
 @click.option("--time-limit", default=None, type=int, help="Seconds per round (T8.1).")
 @click.option("--rounds", default=None, type=int, help="Fixed at round 1's pairing if absent.")
 @click.option("--beacon", default="", help="Names the public value round 1 takes (T1.3).")
+@ACCOUNT_KEY
 def create(
     name: str,
     draw: str,
@@ -72,10 +83,14 @@ def create(
     time_limit: int | None,
     rounds: int | None,
     beacon: str,
+    account_key: str | None,
 ) -> None:
-    """Create a tournament; print its id and the organiser's token (shown once)."""
+    """Create a tournament; print its id and the organiser's token (shown
+    once), or, with an account key, make it the account's."""
     token, digest = new_token()
     with opened() as app:
+        if account_key is not None:
+            token, digest = "", holder_or_hash(app, account_key)
         tournament_id = app.tournaments.create(
             name,
             caller=Caller(digest),
@@ -88,12 +103,23 @@ def create(
             beacon=beacon,
         ).aggregate_id
     click.echo(f"tournament: {tournament_id}")
-    click.echo(f"organiser token: {token}")
+    click.echo(f"organiser token: {token}" if token else "organiser: your account")
 
 
-def caller(token: str) -> Caller:
-    """The caller a command-line token makes (the organiser's or a player's)."""
-    return Caller(token_hash(token))
+def caller(app: Opus, token: str) -> Caller:
+    """The caller a command-line token makes (the organiser's or a player's):
+    an account key (domain/accounts) stands for its account."""
+    return Caller(holder_or_hash(app, token))
+
+
+def holder_or_hash(app: Opus, token: str) -> str:
+    """An account key's account holder hash, or the token's hash."""
+    if key_account(token) is None:
+        return token_hash(token)
+    account = app.accounts.by_key(token)
+    if account is None:
+        raise click.ClickException("this account key is not one an account holds now (rotated?)")
+    return account.holder_hash
 
 
 def _sizes(text: str) -> tuple[int, int, int]:
@@ -108,15 +134,19 @@ def _sizes(text: str) -> tuple[int, int, int]:
 @TOURNAMENT
 @click.option("--name", required=True)
 @click.option("--contribution", default="", help="Your part of the tournament seed (T1.3).")
-def register(tournament_id: UUID, name: str, contribution: str) -> None:
-    """Register a player; print the registration number and its token (shown once)."""
+@ACCOUNT_KEY
+def register(tournament_id: UUID, name: str, contribution: str, account_key: str | None) -> None:
+    """Register a player; print the registration number and its token (shown
+    once), or, with an account key, register the account."""
     token, digest = new_token()
     with opened() as app:
+        if account_key is not None:
+            token, digest = "", holder_or_hash(app, account_key)
         player = app.tournaments.register(
             tournament_id, name, contribution, caller=Caller(digest)
         ).value
     click.echo(f"player: {player}")
-    click.echo(f"token: {token}")
+    click.echo(f"token: {token}" if token else "registered: your account")
 
 
 @tournament.command()
@@ -126,7 +156,7 @@ def register(tournament_id: UUID, name: str, contribution: str) -> None:
 def pair(tournament_id: UUID, token: str, beacon: str | None) -> None:
     """Pair the next round and start its games; print its tables."""
     with opened() as app:
-        app.tournaments.pair(tournament_id, caller=caller(token), beacon=beacon)
+        app.tournaments.pair(tournament_id, caller=caller(app, token), beacon=beacon)
         state = app.tournaments.get(tournament_id).state
     round_ = state.rounds[-1]
     click.echo(f"round {round_.number}")
@@ -144,7 +174,7 @@ def pair(tournament_id: UUID, token: str, beacon: str | None) -> None:
 def drop(tournament_id: UUID, token: str, player: int) -> None:
     """Drop a player (T2.2; the organiser's or the player's own token)."""
     with opened() as app:
-        outcome = app.tournaments.drop(tournament_id, player, caller=caller(token))
+        outcome = app.tournaments.drop(tournament_id, player, caller=caller(app, token))
     click.echo(f"dropped player {player}; version {outcome.version}")
 
 
@@ -156,7 +186,7 @@ def drop(tournament_id: UUID, token: str, player: int) -> None:
 def call(tournament_id: UUID, token: str, game_id: UUID, by: str) -> None:
     """Call a game (T8.1): it ends after the last seat's next turn."""
     with opened() as app:
-        outcome = app.tournaments.call(tournament_id, game_id, by, caller=caller(token))
+        outcome = app.tournaments.call(tournament_id, game_id, by, caller=caller(app, token))
     click.echo(f"called game {game_id}; version {outcome.version}")
 
 
@@ -177,7 +207,7 @@ def correct(
         raise click.BadParameter("places are whole numbers, like 1,2,2,4") from None
     with opened() as app:
         outcome = app.tournaments.correct(
-            tournament_id, game_id, new_places, reason, by, caller=caller(token)
+            tournament_id, game_id, new_places, reason, by, caller=caller(app, token)
         )
     click.echo(f"corrected game {game_id}; version {outcome.version}")
 
@@ -199,7 +229,7 @@ def penalise(
         raise click.BadParameter(str(e)) from None
     with opened() as app:
         outcome = app.tournaments.penalise(
-            tournament_id, player, subtracted, reason, by, caller=caller(token)
+            tournament_id, player, subtracted, reason, by, caller=caller(app, token)
         )
     click.echo(f"penalised player {player}; version {outcome.version}")
 
@@ -210,7 +240,7 @@ def penalise(
 def finish(tournament_id: UUID, token: str) -> None:
     """Finish the tournament (T9.3); print the final standings."""
     with opened() as app:
-        app.tournaments.finish(tournament_id, caller=caller(token))
+        app.tournaments.finish(tournament_id, caller=caller(app, token))
         rows = app.tournaments.get(tournament_id).state.standings()
     _echo_standings(rows)
 

@@ -82,3 +82,35 @@ def test_T2_2_T7_T8_1_T9_3_an_organiser_command_repeated_with_a_players_token_is
         app.close()
     both("correct", "--game", game, "--places", "1,1,3,4", "--reason", "slip")
     both("finish")
+
+
+def test_an_account_key_organises_and_registers_as_its_account_until_rotated(
+    tmp_path: Path,
+) -> None:
+    app = Opus(env=env_of(tmp_path))
+    try:
+        organiser = app.accounts.open("Olga")
+        players = [app.accounts.open(name) for name in ("Ada", "Boris", "Cleo")]
+        holder = app.accounts.view(organiser.account).holder_hash
+    finally:
+        app.close()
+    created = invoke(tmp_path, "create", "--name", "Keyed", "--key", organiser.key)
+    assert created.exit_code == 0 and "organiser: your account" in created.output
+    ids = ["--tournament", found(r"^tournament: (\S+)$", created.output)]
+    for n, player in enumerate(players):
+        registered = invoke(tmp_path, "register", *ids, "--name", f"P{n}", "--key", player.key)
+        assert registered.exit_code == 0, registered.output
+        assert "registered: your account" in registered.output
+    assert invoke(tmp_path, "pair", *ids, "--token", players[0].key).exit_code != 0
+    before = head(tmp_path)
+    paired = invoke(tmp_path, "pair", *ids, "--token", organiser.key)
+    assert paired.exit_code == 0, paired.output
+    assert head(tmp_path) > before
+    app = Opus(env=env_of(tmp_path))
+    try:
+        assert app.organises(UUID(ids[1]), holder)
+        app.accounts.rotate_key(organiser.account)
+    finally:
+        app.close()
+    rotated = invoke(tmp_path, "finish", *ids, "--token", organiser.key)
+    assert rotated.exit_code != 0 and "rotated" in rotated.output
