@@ -14,9 +14,9 @@ from uuid import UUID
 from eventsourcing.persistence import Notification
 from eventsourcing.utils import get_topic
 
+from domain.accounts.events import PRIVATE_TOPIC_PREFIX
 from domain.application import Opus
 from domain.audit import REVEALING, Record, secret_in
-from domain.accounts.events import PRIVATE_TOPIC_PREFIX
 from domain.events import EVENT_TYPES, GameEnded
 from domain.internals import positions_by_version
 from domain.tournaments.events import TOURNAMENT_EVENT_TYPES, TournamentFinished
@@ -83,8 +83,11 @@ def finished_games(app: Opus) -> set[str]:
 
 
 def game_records(app: Opus, game_id: UUID) -> list[Record]:
-    """One game's records in version order, each with its log position."""
+    """One game's (or tournament's) records in version order, each with its
+    log position; none for an unknown id or a private aggregate's."""
     positions = game_positions(app, game_id)
+    if not positions:
+        return []
     return [
         Record.of_event(event, positions.get(event.originator_version))
         for event in app.events.get(game_id)
@@ -92,7 +95,9 @@ def game_records(app: Opus, game_id: UUID) -> list[Record]:
 
 
 def game_positions(app: Opus, game_id: UUID) -> dict[int, int]:
-    """Version -> position of one game's events."""
+    """Version -> position of one game's (or tournament's) events; empty for
+    an unknown id or a private aggregate's (an account's id is public: it
+    must read as no game)."""
     positions = positions_by_version(app, game_id)
     if positions is None:  # in memory: a scan is cheap enough
         return {
@@ -100,7 +105,15 @@ def game_positions(app: Opus, game_id: UUID) -> dict[int, int]:
             for r in read_records(app)
             if r.aggregate_id == str(game_id) and r.position is not None
         }
+    if positions and is_private(app, game_id):
+        return {}
     return positions
+
+
+def is_private(app: Opus, aggregate_id: UUID) -> bool:
+    """Whether the aggregate is one of the service's own (domain/accounts)."""
+    first = next(iter(app.events.get(aggregate_id, lte=1)), None)
+    return first is not None and get_topic(type(first)).startswith(PRIVATE_TOPIC_PREFIX)
 
 
 def game_export(app: Opus, game_id: UUID, after_version: int = 0) -> list[Record]:

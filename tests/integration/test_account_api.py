@@ -11,8 +11,8 @@ from uuid import UUID
 
 import pytest
 from flask import Flask
-from flask.testing import FlaskClient
 
+from domain.accounts.aggregate import admission_id, name_id
 from tests.apps import embedded_app
 
 
@@ -76,3 +76,31 @@ def test_the_apis_join_of_a_game_by_invitation_needs_its_code(app: Flask) -> Non
     assert open_game["invitation"] is None
     bad = client.post("/games", json={"admission": "friends"})
     assert bad.status_code == 422
+
+
+def test_an_accounts_public_id_reads_as_no_game_or_tournament_anywhere(tmp_path: Path) -> None:
+    """An account's id is public: the paths of games and tournaments answer
+    404 for it (and for its name's and a game admission's ids), never its
+    events, never an error of ours."""
+    app = embedded_app(tmp_path, run_projections=True)
+    try:
+        service = opus(app)
+        opened = service.accounts.open("Probe", session_label="x")
+        game = service.create(admission="invitation").aggregate_id
+        client = app.test_client()
+        for private in (opened.account, name_id("Probe"), admission_id(game)):
+            for path in (
+                f"/games/{private}",
+                f"/games/{private}/export",
+                f"/games/{private}/log",
+                f"/games/{private}/events",
+                f"/tournaments/{private}",
+                f"/tournaments/{private}/export",
+                f"/replay/{private}",
+                f"/table/{private}",
+            ):
+                answer = client.get(path, headers={"Accept": "application/json"})
+                assert answer.status_code == 404, (path, answer.get_data(as_text=True))
+                assert "Probe" not in answer.get_data(as_text=True)
+    finally:
+        app.extensions["opus"].close()
