@@ -10,7 +10,10 @@ account a seat or registration belongs to. Keys:
 - ``holder:<holder key>``: the account id;
 - ``games:<id>``: the games it sat at or organised, oldest first:
   ``{"game", "seat"}`` (seat None for a game it only organises);
-- ``tournaments:<id>``: ``{"tournament", "player"}`` likewise.
+- ``tournaments:<id>``: ``{"tournament", "player"}`` likewise;
+- ``members:<game or tournament>``: the accounts seated or registered
+  there, ``{<seat or registration number>: account id}`` (a seat from 0,
+  a registration from 1, as the events number them).
 
 Nothing secret is kept: no session, key or passkey, and no token hash.
 """
@@ -72,6 +75,12 @@ class AccountsView(ViewProjection):
 
     @staticmethod
     def _seat(tx: Transaction, account: str, game: str, seat: int | None) -> None:
+        members: dict[str, str] = tx.doc(f"members:{game}", {})
+        for number, member in list(members.items()):
+            if member == account:
+                del members[number]
+        if seat is not None:
+            members[str(seat)] = account
         games: list[dict[str, Any]] = tx.doc(f"games:{account}", [])
         for entry in games:
             if entry["game"] == game:
@@ -103,6 +112,7 @@ class AccountsView(ViewProjection):
         if account is not None:
             entries: list[dict[str, Any]] = tx.doc(f"tournaments:{account}", [])
             entries.append({"tournament": key, "player": p["player"]})
+            tx.doc(f"members:{key}", {})[str(p["player"])] = account
 
     @on(TournamentCreated)
     def _tournament(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:

@@ -325,6 +325,26 @@ class Queries:
             doc[part] = json.loads(text) if text else []
         return doc
 
+    def members(
+        self,
+        aggregate_id: UUID | str,
+        *,
+        after: int | None = None,
+        timeout: float = WAIT_TIMEOUT,
+        generation: str | None = None,
+    ) -> dict[int, dict[str, Any]]:
+        """The accounts seated at a game (by seat, from 0) or registered in a
+        tournament (by registration number, from 1): each one's public id,
+        name and kind."""
+        ns = self._ready(AccountsView.name, after, timeout, generation)
+        members = self._doc(ns, f"members:{aggregate_id}") or {}
+        found = {}
+        for number, account_id in members.items():
+            doc = self._doc(ns, f"account:{account_id}")
+            if doc is not None:
+                found[int(number)] = doc
+        return found
+
     def _doc(self, ns: str, key: str) -> dict[str, Any] | None:
         """A document of a view; None if there is none."""
         text = self.store.get(ns, key)

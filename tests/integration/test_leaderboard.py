@@ -79,3 +79,29 @@ def test_an_account_is_one_row_under_its_name_whatever_its_seats_are_called(
     assert account is not None and account["name"] == "Ada Lovelace"
     assert [entry["seat"] for entry in account["games"]] == [0, 0]
     assert ada.holder_hash not in str(rows) + str(account)
+
+
+def test_the_accounts_view_follows_seats_that_move_before_the_start(tmp_path: Path) -> None:
+    """PlayerLeft moves the seats after it down: the accounts' seats follow;
+    a tournament's registrations name their accounts; live equals rebuilt."""
+    app = Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    accounts = [app.accounts.open(name).account for name in ("Ann", "Ben", "Cat")]
+    holders = [app.accounts.view(a).holder_hash for a in accounts]
+    game = app.create_game()
+    for name, holder in zip(("Ann", "Ben", "Cat"), holders, strict=True):
+        app.join(game, name, caller=Caller(holder))
+    app.remove_seat(game, 0)
+    tournament = app.tournaments.create("Cup").aggregate_id
+    app.tournaments.register(tournament, "Cat", caller=Caller(holders[2]))
+    store = SQLiteViewStore(str(tmp_path / "views.db"))
+    try:
+        rebuild(store, app, [AccountsView])
+        queries = Queries(store)
+        members = queries.members(game)
+        assert {seat: doc["name"] for seat, doc in members.items()} == {0: "Ben", 1: "Cat"}
+        ann = queries.account(accounts[0])
+        assert ann is not None and ann["games"] == [{"game": str(game), "seat": None}]
+        registered = queries.members(tournament)
+        assert {n: d["id"] for n, d in registered.items()} == {1: str(accounts[2])}
+    finally:
+        store.close()
