@@ -38,7 +38,9 @@ class StrictSchema(Schema):
 # ---- commands ------------------------------------------------------------------
 
 
-class CreateGameSchema(StrictSchema):
+class RuleSetSchema(StrictSchema):
+    """A rule-set variant (RULES §10): a game's, or all of a tournament's games'."""
+
     draw = fields.String(load_default="five", validate=validate.OneOf(DRAW_VARIANTS))
     guild = StrictBoolean(load_default=True)
     stage_points = fields.List(
@@ -46,6 +48,9 @@ class CreateGameSchema(StrictSchema):
         validate=validate.Length(equal=7),
         load_default=None,
     )
+
+
+class CreateGameSchema(RuleSetSchema):
     admission = fields.String(
         load_default="open",
         validate=validate.OneOf(ADMISSIONS),

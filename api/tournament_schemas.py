@@ -13,7 +13,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validate
 
-from api.schemas import CreateGameSchema, JoinSchema, StrictSchema
+from api.schemas import JoinSchema, RuleSetSchema, StrictSchema
 from domain.engine import MAX_CONTRIBUTION
 from domain.tournaments.aggregate import DEFAULT_WEIGHT, MAX_TOURNAMENT_NAME
 from domain.tournaments.decide import MAX_TEXT
@@ -85,7 +85,7 @@ def _default_tables() -> dict[str, int]:
     return {"min": sizes.min, "preferred": sizes.preferred, "max": sizes.max}
 
 
-class CreateTournamentSchema(CreateGameSchema):
+class CreateTournamentSchema(RuleSetSchema):
     """T1.1; ``draw``, ``guild`` and ``stage_points``: the rule set of all its games."""
 
     name = fields.String(required=True, validate=validate.Length(1, MAX_TOURNAMENT_NAME))

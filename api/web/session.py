@@ -1,7 +1,8 @@
-"""The web client's cookies: seat and organiser tokens, the CSRF token.
+"""The web client's cookies: seat, organiser and registration tokens, the CSRF token.
 
-- A seat's token (``opus_seat_<game>``) and a game creator's organiser token
-  (``opus_org_<game>``) are the very tokens the HTTP API hands out, kept in
+- A seat's token (``opus_seat_<game>``), a game's or tournament's creator's
+  organiser token (``opus_org_<id>``) and a tournament player's registration
+  token (``opus_reg_<tournament>``) are the very tokens the HTTP API hands out, kept in
   HttpOnly, SameSite=Strict cookies (Secure over https) set by the join or
   create that made them: never in a URL, never readable by a script. The
   service stores only their SHA-256 hashes (api/identity.py), and the pages
@@ -11,7 +12,15 @@
   ``X-CSRF-Token`` header of the script's posts; a POST whose two values do
   not match (``hmac.compare_digest``) is refused with 403 and does nothing.
 
-No session is kept on the server.
+- A signed-in browser holds a session (``opus_session``: HttpOnly,
+  SameSite=Lax so that a link from elsewhere arrives signed in; every POST
+  still needs the CSRF token), kept on the server as its account's
+  ``SessionOpened`` (domain/accounts): revocable from the account page,
+  expiring. A signed-in browser acts with its account's holder hash (the
+  token hash its seats, registrations and games hold) and with nothing
+  else: a token cookie is not looked at while signed in, so a stolen
+  seat token cannot act through anyone's session (a seat taken before
+  signing in is played signed out, or through the API with its token).
 """
 
 from __future__ import annotations
@@ -21,13 +30,17 @@ import re
 import secrets
 from uuid import UUID
 
-from flask import Request
+from flask import Request, g
 from werkzeug.wrappers import Response
 
-from api.identity import token_hash
+from api.identity import new_token, token_hash
+from api.runtime import services
+from domain.accounts.commands import SESSION, SESSION_DAYS, AccountView
 
 SEAT_COOKIE = "opus_seat_"
 ORGANISER_COOKIE = "opus_org_"
+REGISTRATION_COOKIE = "opus_reg_"
+SESSION_COOKIE = "opus_session"
 CSRF_COOKIE = "opus_csrf"
 CSRF_FIELD = "csrf"
 CSRF_HEADER = "X-CSRF-Token"
@@ -43,20 +56,92 @@ def organiser_cookie(game_id: UUID) -> str:
     return f"{ORGANISER_COOKIE}{game_id}"
 
 
+def registration_cookie(tournament_id: UUID) -> str:
+    """A tournament player's registration token (T2.1), which holds their
+    seat in each of the tournament's games."""
+    return f"{REGISTRATION_COOKIE}{tournament_id}"
+
+
 def _token(request: Request, name: str) -> str | None:
     value = request.cookies.get(name)
     return value if value and TOKEN.fullmatch(value) else None
 
 
+def signed_in(request: Request) -> AccountView | None:
+    """The account this browser's session is open for, if any (read once a request)."""
+    if "account" not in g:
+        value = request.cookies.get(SESSION_COOKIE, "")
+        g.account = services().opus.accounts.by_session(value) if SESSION.fullmatch(value) else None
+    account: AccountView | None = g.account
+    return account
+
+
+def holder_hash(request: Request) -> str | None:
+    """The token hash a signed-in browser acts with: its account's holder hash."""
+    account = signed_in(request)
+    return account.holder_hash if account is not None else None
+
+
 def seat_hash(request: Request, game_id: UUID) -> str | None:
-    """The hash of the seat token this browser holds for the game, if any."""
+    """The hash this browser acts in the game with: a signed-in browser's
+    account holder hash (seated or not), else the seat token it holds."""
+    if signed_in(request) is not None:
+        return holder_hash(request)
     token = _token(request, seat_cookie(game_id))
     return token_hash(token) if token else None
 
 
-def organiser_hash(request: Request, game_id: UUID) -> str | None:
-    token = _token(request, organiser_cookie(game_id))
+def organiser_hash(request: Request, aggregate_id: UUID) -> str | None:
+    """The hash of the organiser this browser is of a game or tournament:
+    a signed-in browser's account holder hash if that organises it, else
+    its cookie's token; None if this browser is not its organiser."""
+    if signed_in(request) is not None:
+        holder = holder_hash(request)
+        if holder is not None and services().opus.organises(aggregate_id, holder):
+            return holder
+        return None
+    token = _token(request, organiser_cookie(aggregate_id))
     return token_hash(token) if token else None
+
+
+def registration_hash(request: Request, tournament_id: UUID) -> str | None:
+    """The hash of this browser's registration in the tournament: a signed-in
+    browser's account holder hash if that is registered, else its cookie's
+    token."""
+    if signed_in(request) is not None:
+        holder = holder_hash(request)
+        registered = services().opus.tournaments.player_of(tournament_id, holder or "")
+        return holder if registered else None
+    token = _token(request, registration_cookie(tournament_id))
+    return token_hash(token) if token else None
+
+
+def new_holding(request: Request) -> tuple[str | None, str]:
+    """What a create, a join or a registration from this browser holds: a
+    signed-in browser's account holder hash (no token to keep: None), else
+    a new token (to keep in a cookie) and its hash."""
+    holder = holder_hash(request)
+    if holder is not None:
+        return None, holder
+    return new_token()
+
+
+def keep_session(response: Response, request: Request, value: str) -> None:
+    response.set_cookie(
+        SESSION_COOKIE,
+        value,
+        max_age=SESSION_DAYS * 24 * 3600,
+        path="/",
+        secure=request.is_secure,
+        httponly=True,
+        samesite="Lax",
+    )
+
+
+def end_session(response: Response, request: Request) -> None:
+    response.delete_cookie(
+        SESSION_COOKIE, path="/", secure=request.is_secure, httponly=True, samesite="Lax"
+    )
 
 
 def keep_token(response: Response, request: Request, name: str, token: str) -> None:

@@ -103,6 +103,38 @@ def test_one_accounts_session_never_acts_for_anothers_seat(app: Flask) -> None:
     assert mover is not None
 
 
+def test_a_stolen_seat_token_cannot_act_through_an_accounts_session(app: Flask) -> None:
+    """Ada's anonymous seat token, copied into Eve's signed-in browser: Eve's
+    session acts only as Eve's account, so the page is a spectator's and the
+    move is refused; signed out, the token is Ada's seat as ever."""
+    ada = app.test_client()
+    ada_csrf = csrf_of(ada)
+    game, _ = create(ada, ada_csrf)
+    join(ada, ada_csrf, game, "Ada Anonymous")
+    boris = app.test_client()
+    join(boris, csrf_of(boris), game, "Boris")
+    started = ada.post(f"/table/{game}/start", data={"csrf": ada_csrf})
+    after = int(started.headers["Location"].split("=")[-1])
+    stolen = ada.get_cookie(f"opus_seat_{game}")
+    assert stolen is not None
+    eve, eve_csrf, _ = signed_in_client(app, "Eve Thief")
+    eve.set_cookie(f"opus_seat_{game}", stolen.value)
+    page = eve.get(f"/table/{game}?after={after}").get_data(as_text=True)
+    assert not MOVE.search(page)  # a spectator's page: no move offered
+    state = opus(app).state(UUID(game))
+    version = opus(app).version(UUID(game))
+    ada_page = ada.get(f"/table/{game}?after={after}").get_data(as_text=True)
+    offers = MOVE.findall(ada_page) if state.turn == 0 else []
+    move = json.loads(offers[0].replace("&#34;", '"')) if offers else {"kind": "pass", "body": {}}
+    refused = eve.post(
+        f"/table/{game}/move",
+        json={"move": move, "version": version},
+        headers={"X-CSRF-Token": eve_csrf, "Accept": "application/json"},
+    )
+    assert refused.status_code == 403
+    assert opus(app).version(UUID(game)) == version
+
+
 def test_a_tournament_players_current_game_is_one_click_away(app: Flask) -> None:
     organiser = "o" * 64
     service = opus(app)
