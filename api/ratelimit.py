@@ -33,6 +33,8 @@ LIMITED_ENDPOINTS = frozenset(
         "tournament_commands.Players",
         "pages.create",  # the web client's create and join (api/web/pages.py)
         "pages.join",
+        "pages.desk_create",  # a tournament created, a player registering (api/web/desk.py)
+        "pages.tournament_register",
     }
 )
 MAX_CLIENTS = 100_000  # clients remembered by one process

@@ -75,6 +75,7 @@ from api.web.session import (
     keep_token,
     organiser_cookie,
     organiser_hash,
+    registration_hash,
     seat_cookie,
     seat_hash,
 )
@@ -243,6 +244,14 @@ def refused(e: Exception) -> Any:
         response = jsonify({"code": status, "message": words, "rule": rule})
         response.status_code = status
         return response
+    if g.get("page_on_error") is not None:  # a form post from a page that shows it again, with why
+        try:
+            page = g.page_on_error(e, words)
+        except Exception:  # the page cannot be shown: the plain error page
+            log.exception("page after a refusal")
+        else:
+            if page is not None:
+                return page, status
     if g.get("table_on_error") is not None:  # a form post from a table: the table, with why
         game_id = g.table_on_error
         try:
@@ -318,7 +327,7 @@ def table_context(game_id: UUID, after: int | None) -> dict[str, Any]:
     me: int | None = None
     hand: list[int] = []
     offers = None
-    digest = seat_hash(request, game_id)
+    digest = seat_holder(game_id, lobby)
     if digest is not None:
         me = views.seat_of(game_id, digest)
     if me is not None:
@@ -353,6 +362,19 @@ def table_context(game_id: UUID, after: int | None) -> dict[str, Any]:
         "fresh": fresh,
         "award_href": lambda award: f"#log-{award['cause_version']}",
     }
+
+
+def seat_holder(game_id: UUID, lobby: dict[str, Any] | None = None) -> str | None:
+    """The hash of the token this browser may hold a seat of the game with:
+    the seat's own, else, in a tournament's game (the lobby view names its
+    tournament), the player's registration token, which took the seat (T2.1)."""
+    digest = seat_hash(request, game_id)
+    if digest is not None:
+        return digest
+    if lobby is None:
+        lobby = services().views.lobby_game(game_id) or {}
+    tournament = lobby.get("tournament")
+    return registration_hash(request, UUID(tournament["id"])) if tournament else None
 
 
 LOG_ITEMS_CACHED = 20_000
@@ -498,7 +520,7 @@ def move(game_id: UUID) -> Any:
         version = request.form.get("version")
     chosen = parse_move(raw)
     expected = parse_version(version)
-    digest = seat_hash(request, game_id)
+    digest = seat_holder(game_id)
     if digest is None:
         raise PageError(403, text("not_seated", g.lang))
     result = services().opus.play(game_id, chosen, caller=Caller(digest, expected_version=expected))
