@@ -23,6 +23,11 @@ api/web/words/desk.py.
   tournament's games, which the table page looks for (``pages.seat_holder``).
 - ``POST /table/<game>/remove-seat``, ``/withdraw``: a lobby game's
   organiser removes a seat before the start, or withdraws one (R3.5).
+- A lobby game by invitation: its organiser's table page shows the
+  invitation link (``/table/<game>?invite=<code>``); a table page opened
+  by it keeps the code (a cookie) for its join form, and anyone else is
+  told the game is by invitation (``invitation_for``); the join checks the
+  code (``Opus.join``'s ``invitation``), as the API's does.
 
 Who is asking is the cookie's token hash, never a form field; every
 command's own authorisation decides (the pipeline refuses another's token:
@@ -35,6 +40,7 @@ form came from, with the rule that refused it.
 
 from __future__ import annotations
 
+import hmac
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -633,3 +639,69 @@ def table_withdraw(game_id: UUID) -> BaseResponse:
         game_id, seat, caller=Caller(digest), idle_seconds=svc.inactivity_seconds
     )
     return redirect(table_url(game_id, result.position), 303)
+
+
+# ---- a lobby game by invitation ------------------------------------------------------------
+
+INVITE_COOKIE = "opus_invite_"
+INVITE = re.compile(r"[A-Za-z0-9_-]{1,100}")  # an invitation code as a link carries it
+
+
+def invite_cookie(game_id: UUID) -> str:
+    return f"{INVITE_COOKIE}{game_id}"
+
+
+@blp.app_template_global()
+def invitation_for(game: str) -> dict[str, Any]:
+    """Who may join the game from this browser: ``open`` (anyone may), or
+    ``invite``, the game's code when this browser brought it (the
+    invitation link's ``?invite=``, kept by the table page in a cookie so
+    the table's live part, rendered again, keeps it); else neither, and the
+    page says the game is by invitation."""
+    game_id = UUID(game)
+    code = services().opus.invitation_code(game_id)
+    if code is None:
+        return {"open": True, "invite": None}
+    sent = request.args.get("invite") or request.cookies.get(invite_cookie(game_id)) or ""
+    brought = hmac.compare_digest(sent.encode(), code.encode())
+    return {"open": False, "invite": code if brought or organises(game_id) else None}
+
+
+def organises(game_id: UUID) -> bool:
+    """Whether this browser holds the game's organiser token, as the game
+    records it (a cookie's presence alone says nothing: anyone may set one)."""
+    digest = organiser_hash(request, game_id)
+    return digest is not None and services().opus.organises(game_id, digest)
+
+
+@blp.app_template_global()
+def invitation_link(game: str) -> str | None:
+    """The invitation link of a game by invitation, for its organiser to
+    send; None for an open game, and for anyone else."""
+    game_id = UUID(game)
+    code = services().opus.invitation_code(game_id)
+    if code is None or not organises(game_id):
+        return None
+    return url_for("pages.table", game_id=game, invite=code, _external=True)
+
+
+@blp.after_request
+def keep_invitation(response: BaseResponse) -> BaseResponse:
+    """A table page opened by its invitation link keeps the link's code in
+    an HttpOnly cookie for that game alone (checked by the join, never
+    trusted here): the join form the table's script renders again carries
+    it too."""
+    code = request.args.get("invite", "")
+    if request.endpoint == "pages.table" and response.status_code == 200 and INVITE.fullmatch(code):
+        game_id = (request.view_args or {}).get("game_id")
+        if isinstance(game_id, UUID):
+            response.set_cookie(
+                invite_cookie(game_id),
+                code,
+                max_age=7 * 24 * 3600,
+                path="/",
+                secure=request.is_secure,
+                httponly=True,
+                samesite="Strict",
+            )
+    return response

@@ -433,8 +433,11 @@ def create() -> BaseResponse:
     if draw not in DRAW_VARIANTS:
         raise PageError(422, f"draw: one of {', '.join(DRAW_VARIANTS)}")
     guild = request.form.get("guild") in ("on", "1", "true")
+    admission = request.form.get("admission", "open")  # who may join: the domain refuses others
     token, digest = new_token()
-    result = services().opus.create(RuleSet(draw=draw, guild=guild), caller=Caller(digest))
+    result = services().opus.create(
+        RuleSet(draw=draw, guild=guild), caller=Caller(digest), admission=admission
+    )
     response = redirect(table_url(result.aggregate_id, result.position), 303)
     keep_token(response, request, organiser_cookie(result.aggregate_id), token)
     return response
@@ -459,7 +462,10 @@ def join(game_id: UUID) -> BaseResponse:
     if held is not None and svc.views.seat_of(game_id, held) is not None:
         raise PageError(409, text("already_seated", g.lang))
     token, digest = new_token()
-    result = svc.opus.join(game_id, name, contribution, caller=Caller(digest))
+    invitation = request.form.get("invite") or None  # a game by invitation: its link's code
+    result = svc.opus.join(
+        game_id, name, contribution, caller=Caller(digest), invitation=invitation
+    )
     response = redirect(table_url(game_id, result.position), 303)
     keep_token(response, request, seat_cookie(game_id), token)
     return response

@@ -121,3 +121,31 @@ def test_a_lobby_games_organiser_removes_a_seat_from_the_table(
     organiser.wait_for_selector('button[aria-label="Remove Cleo (seat 2)"]')
     assert organiser.locator(".seated li").all_inner_texts() == ["Ada", "Cleo"]
     assert not errors, errors
+
+
+def test_a_game_by_invitation_is_joined_through_its_link(server: Server, browser: Browser) -> None:
+    base = server.base
+    errors: list[str] = []
+    organiser = opened(browser.new_context(locale="en-GB", viewport=VIEWPORT), errors)
+    organiser.goto(f"{base}/")
+    organiser.check('input[name="admission"][value="invitation"]')
+    organiser.click("#create")
+    organiser.wait_for_url(re.compile(r"/table/"))
+    link = organiser.input_value("#invitation-link")
+    assert "?invite=" in link
+    accessible(organiser, "a game by invitation's organiser controls")
+    screenshot(organiser, "table-invitation")
+
+    stranger = opened(browser.new_context(locale="en-GB", viewport=VIEWPORT), errors)
+    stranger.goto(organiser.url.split("?")[0])
+    assert stranger.locator(".by-invitation").count() == 1
+    assert stranger.locator("form.join").count() == 0
+    accessible(stranger, "a game by invitation, without its link")
+
+    invited = opened(browser.new_context(locale="ru-RU", viewport=VIEWPORT), errors)
+    invited.goto(link)
+    invited.fill("#name-table", "Борис")
+    invited.click("form.join button[type=submit]")
+    invited.wait_for_selector("#live .you >> text=Вы играете за Борис")
+    organiser.wait_for_selector("#live .seated >> text=Борис")  # live, no reload
+    assert not errors, errors

@@ -17,6 +17,7 @@ import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 from uuid import UUID
 
 import pytest
@@ -573,3 +574,85 @@ def test_a_tournament_game_shows_no_lobby_organiser_controls(app: Flask) -> None
     game = doc["rounds_paired"][0]["tables"][0]["game"]
     page = organiser.page(f"/table/{game}", after=after_of(paired))
     assert "remove-seat" not in page and "withdraw-seat" not in page
+
+
+# ---- a lobby game by invitation ------------------------------------------------------------------
+
+LINK = re.compile(r'id="invitation-link" class="token" readonly value="([^"]+)"')
+
+
+def invitation_game(organiser: Browser, app: Flask) -> tuple[str, str]:
+    """A game created from the lobby's form, by invitation: its id and the
+    code of the link its organiser's table page shows."""
+    created = organiser.post(
+        "/table/new", {"draw": "five", "guild": "on", "admission": "invitation"}
+    )
+    assert created.status_code == 303, created.get_data(as_text=True)
+    game = created.headers["Location"].removeprefix("/table/").partition("?")[0]
+    found = LINK.search(organiser.page(f"/table/{game}", after=after_of(created)))
+    assert found, "the organiser is shown no invitation link"
+    link = urlsplit(html.unescape(found.group(1)))
+    assert link.path == f"/table/{game}"
+    (code,) = parse_qs(link.query)["invite"]
+    return game, code
+
+
+def test_a_game_by_invitation_is_joined_with_its_link_and_not_without(app: Flask) -> None:
+    organiser = Browser(app)
+    game, code = invitation_game(organiser, app)
+    join_form = f'action="/table/{game}/join"'
+
+    # a stranger: told it is by invitation, no join form; a join without the code refused
+    stranger = Browser(app)
+    page = stranger.page(f"/table/{game}")
+    assert "This game is by invitation" in text_of(page) and join_form not in page
+    assert not LINK.search(page)
+    forger = Browser(app)  # an organiser cookie of its own making shows no link
+    forger.client.set_cookie(f"opus_org_{game}", secrets.token_urlsafe(32))
+    assert not LINK.search(forger.page(f"/table/{game}"))
+    assert code not in forger.page(f"/table/{game}")
+    for form in ({"name": "Mallory"}, {"name": "Mallory", "invite": "A" * len(code)}):
+        refused = stranger.post(f"/table/{game}/join", form)
+        assert refused.status_code == 403
+        assert "by invitation" in notice(refused.get_data(as_text=True))
+    wrong = stranger.page(f"/table/{game}", invite="A" * len(code))
+    assert join_form not in wrong
+    assert table_doc(stranger, game, app)["players"] == []
+
+    # the API's join follows the same setting
+    api = organiser.client.post(f"/games/{game}/players", json={"name": "Mallory"})
+    assert api.status_code == 403, api.json
+    assert table_doc(stranger, game, app)["players"] == []
+
+    # the link: a join form carrying the code, kept by the live part too, and a seat
+    invited = Browser(app)
+    page = invited.page(f"/table/{game}", invite=code)
+    assert join_form in page and f'name="invite" value="{code}"' in page
+    view = invited.page(f"/table/{game}/view")  # as the table's script fetches it
+    assert f'name="invite" value="{code}"' in view
+    joined = invited.post(f"/table/{game}/join", {"name": "Ada", "invite": code})
+    assert joined.status_code == 303, joined.get_data(as_text=True)
+    # the organiser takes a seat from their own table page, whose form carries the code
+    own = organiser.page(f"/table/{game}")
+    assert f'name="invite" value="{code}"' in own
+    seated = organiser.post(f"/table/{game}/join", {"name": "Boris", "invite": code})
+    assert seated.status_code == 303
+    api = Browser(app).client.post(
+        f"/games/{game}/players", json={"name": "Cleo", "invitation": code}
+    )
+    assert api.status_code == 201, api.json
+    assert table_doc(stranger, game, app)["players"] == ["Ada", "Boris", "Cleo"]
+
+
+def test_an_open_game_has_no_invitation_link_and_anyone_joins(app: Flask) -> None:
+    organiser = Browser(app)
+    created = organiser.post("/table/new", {"draw": "five", "guild": "on", "admission": "open"})
+    game = created.headers["Location"].removeprefix("/table/").partition("?")[0]
+    assert not LINK.search(organiser.page(f"/table/{game}", after=after_of(created)))
+    stranger = Browser(app)
+    assert f'action="/table/{game}/join"' in stranger.page(f"/table/{game}")
+    assert stranger.post(f"/table/{game}/join", {"name": "Ada"}).status_code == 303
+    # the lobby's form offers the choice
+    lobby = stranger.page("/")
+    assert 'name="admission" value="open" checked' in lobby
+    assert 'name="admission" value="invitation"' in lobby

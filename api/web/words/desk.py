@@ -255,6 +255,20 @@ WORDS: dict[str, tuple[str, str]] = {
     ),
     "desk_withdraw": ("Withdraw", "Снять"),
     "desk_withdraw_seat": ("Withdraw {name} (seat {n})", "Снять: {name} (место {n})"),
+    "desk_admission": ("Who may join", "Кто может сесть"),
+    "desk_admission_open": ("anyone", "любой"),
+    "desk_admission_invitation": ("by invitation link", "по ссылке-приглашению"),
+    "desk_invitation_link": ("Invitation link", "Ссылка-приглашение"),
+    "desk_invitation_help": (
+        "This game is by invitation: send this link to the players you invite; whoever opens "
+        "it may take a seat until the game starts.",
+        "Эта игра по приглашению: пошлите ссылку тем, кого приглашаете; открывший её может "
+        "занять место до начала игры.",
+    ),
+    "desk_by_invitation": (
+        "This game is by invitation: open its invitation link to take a seat.",
+        "Эта игра по приглашению: чтобы сесть, откройте ссылку-приглашение.",
+    ),
     "desk_seat_invalid": ("seat: a seat of this game, from 1", "место: место этой игры, от 1"),
     "desk_not_game_organiser": (
         "Only the game's organiser may do this.",
