@@ -23,13 +23,15 @@ from domain.errors import (
     PairingError,
     PenaltyError,
     TournamentNotFoundError,
+    TournamentRuleError,
 )
 from domain.ruleset import RuleSet
 from domain.shuffle import commitment, new_secret
 from domain.text import check_text
 from domain.tournaments import decide
+from domain.tournaments.cut import check_cut
 from domain.tournaments.events import TournamentCreated
-from domain.tournaments.state import TournamentState
+from domain.tournaments.state import PROCEDURES, REGROUP_1, TournamentState
 from domain.tournaments.tables import TableSizes
 
 DEFAULT_WEIGHT = 6  # T1.1
@@ -54,6 +56,8 @@ class Tournament(Chained):
         rounds: int | None,
         beacon: str,
         unicode_version: str,
+        procedure: str | None = None,  # revision 4: absent before it
+        cut: int | None = None,
     ) -> None:
         created = {name: value for name, value in locals().items() if name != "self"}
         self.state = TournamentState.from_created(created)
@@ -72,16 +76,19 @@ class Tournament(Chained):
         time_limit: int | None = None,
         rounds: int | None = None,
         beacon: str = "",
+        procedure: str = REGROUP_1,
+        cut: int | None = None,
         secret: bytes | None = None,
         id: UUID | None = None,
     ) -> Tournament:
         """T1.1, T1.3: a new tournament; its secret is drawn here and only its
-        commitment is public (the secret itself is sealed in the chain)."""
+        commitment is public (the secret itself is sealed in the chain).
+        Revision 4: the pairing procedure (T4.2, T4.2b) and the cut (T12.1)."""
         rules = rules or RuleSet()
         sizes = sizes or TableSizes()
         check_text("a tournament's name", name, CreationError)  # new commands only (domain/text.py)
         check_text("the beacon's name", beacon, CreationError)
-        check_creation(name, weight, late_until, time_limit, rounds, beacon)
+        check_creation(name, weight, late_until, time_limit, rounds, beacon, procedure, cut, sizes)
         secret = new_secret() if secret is None else secret
         fields = created_fields(
             name,
@@ -96,6 +103,8 @@ class Tournament(Chained):
             rounds=rounds,
             beacon=beacon,
             unicode_version=unicodedata.unidata_version,
+            procedure=procedure,
+            cut=cut,
         )
         return cls._create_chained(  # type: ignore[no-any-return]
             TournamentCreated, id or uuid4(), secret.hex(), fields
@@ -109,12 +118,24 @@ class Tournament(Chained):
     def ended(self) -> bool:
         return self.state.finished
 
-    def register(self, name: str, contribution: str, token_hash: str, command: str = "") -> int:
-        """T2.1: returns the registration number."""
+    def register(
+        self, name: str, contribution: str, token_hash: str, command: str = "", team: str = ""
+    ) -> int:
+        """T2.1, T11.1: returns the registration number."""
         self._trigger_all(
-            decide.decide_register(self.state, name, contribution, token_hash), command
+            decide.decide_register(self.state, name, contribution, token_hash, team), command
         )
         return len(self.state.registrations)
+
+    def constrain(self, players: list[int], reason: str, by: str, command: str = "") -> None:
+        """T11.1: two players who must not share a table."""
+
+        def refused(why: str) -> TournamentRuleError:
+            return TournamentRuleError(why, "T11.1")
+
+        check_text("the reason", reason, refused)  # new commands only (domain/text.py)
+        check_text("who records it", by, refused)
+        self._trigger_all(decide.decide_constraint(self.state, players, reason, by), command)
 
     def drop(self, player: int, command: str = "") -> None:
         self._trigger_all(decide.decide_drop(self.state, player), command)
@@ -168,11 +189,15 @@ def created_fields(
     rounds: int | None,
     beacon: str,
     unicode_version: str,
+    procedure: str | None,
+    cut: int | None,
 ) -> dict[str, Any]:
     """T1.1: a TournamentCreated's fields, in the order they are recorded:
     how a tournament's settings are written, for the aggregate and for
-    verify (which rebuilds the event from the settings it records)."""
-    return dict(
+    verify (which rebuilds the event from the settings it records). A
+    tournament created before revision 4 records no procedure and no cut
+    (``procedure`` None): its event is rebuilt as it was."""
+    fields = dict(
         name=name,
         organiser_hash=organiser_hash,
         commitment=commitment,
@@ -190,6 +215,9 @@ def created_fields(
         beacon=beacon,
         unicode_version=unicode_version,
     )
+    if procedure is not None:
+        fields |= dict(procedure=procedure, cut=cut)
+    return fields
 
 
 def check_creation(
@@ -199,8 +227,12 @@ def check_creation(
     time_limit: int | None,
     rounds: int | None,
     beacon: str,
+    procedure: str | None = None,
+    cut: int | None = None,
+    sizes: TableSizes | None = None,
 ) -> None:
-    """T1.1's bounds, and ours where it is silent."""
+    """T1.1's bounds, and ours where it is silent; revision 4's procedure
+    (T4.2, T4.2b) and cut (T12.1) when given."""
     try:
         name.encode("utf-8")
         beacon.encode("utf-8")
@@ -218,3 +250,9 @@ def check_creation(
         raise CreationError("the number of rounds is positive")
     if len(beacon) > MAX_TOURNAMENT_NAME:
         raise CreationError(f"the beacon is named in at most {MAX_TOURNAMENT_NAME} characters")
+    if procedure is not None and procedure not in PROCEDURES:
+        raise CreationError(
+            f"the pairing procedure is one of {', '.join(PROCEDURES)}, not {procedure!r}", "T4.2"
+        )
+    if cut is not None or procedure is not None:
+        check_cut(cut, sizes or TableSizes())

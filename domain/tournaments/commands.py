@@ -81,14 +81,21 @@ class TournamentCommands:
         )
 
     def register(
-        self, tournament_id: UUID, name: str, contribution: str = "", *, caller: Caller = SERVICE
+        self,
+        tournament_id: UUID,
+        name: str,
+        contribution: str = "",
+        *,
+        caller: Caller = SERVICE,
+        team: str = "",
     ) -> CommandOutcome:
-        """T2.1: the caller's registration; the outcome's value is its number
-        (on a retry, the first's, found by the caller's token; 0 without one)."""
+        """T2.1, T11.1: the caller's registration, with a team ("" for none);
+        the outcome's value is its number (on a retry, the first's, found by
+        the caller's token; 0 without one)."""
         token = caller.token_hash or ""
 
         def register(t: Tournament, unit: Unit, caller: Caller) -> int:
-            return t.register(name, contribution, token, caller.command)
+            return t.register(name, contribution, token, caller.command, team)
 
         outcome = self.runner.run(on_tournament(tournament_id, register, anyone), caller)
         if outcome.replayed:
@@ -118,11 +125,29 @@ class TournamentCommands:
 
         return self.runner.run(on_tournament(tournament_id, drop, authorise, touches), caller)
 
+    def constrain(
+        self,
+        tournament_id: UUID,
+        players: list[int],
+        reason: str,
+        by: str,
+        *,
+        caller: Caller = SERVICE,
+    ) -> CommandOutcome:
+        """T11.1: two players who must not share a table (organiser), until
+        round 1 is paired."""
+
+        def constrain(t: Tournament, unit: Unit, caller: Caller) -> None:
+            t.constrain(players, reason, by, caller.command)
+
+        return self.runner.run(on_tournament(tournament_id, constrain), caller)
+
     def pair(
         self, tournament_id: UUID, *, caller: Caller = SERVICE, beacon: str | None = None
     ) -> CommandOutcome:
-        """T3, T4: pair the next round, create and start its games; the
-        outcome's value is the round's number."""
+        """T3, T4, T11, T12: pair the next round (after the last Swiss round,
+        the cut's), create and start its games; the outcome's value is the
+        round's number."""
 
         def pair(t: Tournament, unit: Unit, caller: Caller) -> int:
             for planned in t.pair(beacon, caller.command):
@@ -287,6 +312,8 @@ def settings_of(tournament: Tournament) -> tuple[Any, ...]:
         s.time_limit,
         s.asked_rounds,
         s.beacon,
+        s.procedure,
+        s.cut,
     )
 
 

@@ -16,10 +16,11 @@ from uuid import UUID
 from domain import errors as E
 from domain.chained import Fact
 from domain.engine import MAX_CONTRIBUTION
-from domain.tournaments import exact
-from domain.tournaments.entrants import check_name
+from domain.tournaments import cut, exact
+from domain.tournaments.entrants import check_name, check_team
 from domain.tournaments.events import (
     GameResultRecorded,
+    PairingConstraintAdded,
     PenaltyGiven,
     PlayerDropped,
     PlayerRegistered,
@@ -29,15 +30,24 @@ from domain.tournaments.events import (
     TournamentFinished,
 )
 from domain.tournaments.guards import check_beacon, check_open, check_pairable
-from domain.tournaments.pairing import Pairing, pair_first_round, pair_later_round, pairs_met
+from domain.tournaments.pairing import (
+    Pairing,
+    conflicts_at,
+    objective,
+    pair_first_round,
+    pair_later_round,
+    pairs_met,
+    table_shares,
+)
 from domain.tournaments.seating import seat_order, seat_table
 from domain.tournaments.seeds import game_secret, merkle_root, round_seed, tournament_seed
-from domain.tournaments.standings import digest, is_competition_ranking, places
-from domain.tournaments.state import TournamentState
+from domain.tournaments.standings import Row, digest, is_competition_ranking, places
+from domain.tournaments.state import CUT, SWAP_1, TournamentState
 
-PROCEDURE = "swap-1"  # T4.2: the pairing procedure's name, recorded in RoundPaired
+PROCEDURE = SWAP_1  # T4.2: the procedure of every tournament created before revision 4
 MIN_ROUNDS = 3  # T1.1
 MAX_TEXT = 200  # a reason's length (our decision)
+MAX_BY = 40  # who corrects, penalises, calls or constrains (our decision)
 
 
 @dataclass(frozen=True)
@@ -59,15 +69,26 @@ def game_id(tournament: UUID, round_: int, table: int) -> UUID:
 
 
 def decide_register(
-    state: TournamentState, name: str, contribution: str, token_hash: str
+    state: TournamentState, name: str, contribution: str, token_hash: str, team: str = ""
 ) -> list[Fact]:
-    """T2.1, T2.3: a new registration, numbered from 1."""
+    """T2.1, T2.3, T11.1: a new registration, numbered from 1, with its team
+    ("" for none) from revision 4 on."""
     check_open(state)
     if state.paired >= state.late_until:
         raise E.LateRegistrationError(
             f"registration closed when round {state.late_until} was paired"
         )
+    last = state.planned_rounds
+    if state.revised and last is not None and state.paired >= last:
+        raise E.LateRegistrationError(
+            f"registration closed when the last round ({last}) was paired"
+        )
     check_name(name, {r.key for r in state.registrations})
+    if team and not state.revised:
+        raise E.TournamentRuleError(
+            "this tournament was created before revision 4: it has no teams", "T11.1"
+        )
+    check_team(team)
     if token_hash and any(r.token_hash == token_hash for r in state.registrations):
         raise E.RegistrationError("this token is registered in this tournament already")
     try:
@@ -77,12 +98,39 @@ def decide_register(
     if len(contribution) > MAX_CONTRIBUTION:  # it seeds every game of the player's (R9.1)
         raise E.RegistrationError(f"a seed contribution has at most {MAX_CONTRIBUTION} characters")
     player = len(state.registrations) + 1
-    return [
-        (
-            PlayerRegistered,
-            dict(player=player, name=name, contribution=contribution, token_hash=token_hash),
+    fields: dict[str, Any] = dict(
+        player=player, name=name, contribution=contribution, token_hash=token_hash
+    )
+    if state.revised:
+        fields["team"] = team
+    return [(PlayerRegistered, fields)]
+
+
+def decide_constraint(
+    state: TournamentState, players: list[int], reason: str, by: str
+) -> list[Fact]:
+    """T11.1: two registered players who must not share a table, recorded
+    until round 1 is paired (players ascending: our decision)."""
+    check_open(state)
+    if not state.revised:
+        raise E.TournamentRuleError(
+            "this tournament was created before revision 4: it takes no pairing constraints",
+            "T11.1",
         )
-    ]
+    if state.paired:
+        raise E.TournamentRuleError(
+            "pairing constraints are recorded until round 1 is paired", "T11.1"
+        )
+    registered = range(1, len(state.registrations) + 1)
+    if len(players) != 2 or len(set(players)) != 2 or any(p not in registered for p in players):
+        raise E.TournamentRuleError(
+            f"a constraint names two different registered players (1 to {len(registered)}), "
+            f"not {players}",
+            "T11.1",
+        )
+    _check_text("reason", reason, rule="T11.1")
+    _check_text("name of who records it", by, MAX_BY, rule="T11.1")
+    return [(PairingConstraintAdded, dict(players=sorted(players), reason=reason, by=by))]
 
 
 def decide_drop(state: TournamentState, player: int) -> list[Fact]:
@@ -113,8 +161,9 @@ def round_count(state: TournamentState) -> int:
 def decide_pairing(
     state: TournamentState, tournament: UUID, beacon: str | None = None
 ) -> tuple[list[Fact], list[TableGame]]:
-    """T3, T4: the next round's tables, byes and seats, and its games, once
-    the guards allow it (domain/tournaments/guards.py: T9.3, T9.1, T2.4, T1.3)."""
+    """T3, T4, T11, T12: the next round's tables, byes and seats, and its
+    games, once the guards allow it (domain/tournaments/guards.py: T9.3,
+    T9.1, T2.4, T1.3); after the last Swiss round, the cut's (T12)."""
     number = check_pairable(state)
     value = beacon or ""
     check_beacon(state, number, value)
@@ -125,7 +174,13 @@ def decide_pairing(
     else:
         assert state.seed is not None
         seed = state.seed
-    pairing, seats = pair_round(state, number, seed)
+    procedure = state.procedure
+    inputs = pairing_inputs(state)
+    if cut.stage(state, number) == "swiss":
+        pairing, seats = pair_round(state, number, seed, inputs)
+    else:
+        pairing, seats = pair_cut(state, number, inputs)
+        procedure = CUT
     secret = bytes.fromhex(state.secret)
     games = [
         TableGame(
@@ -137,15 +192,71 @@ def decide_pairing(
         )
         for t, players in enumerate(seats, start=1)
     ]
-    fields = dict(
+    tables: list[dict[str, Any]] = [
+        {"table": g.table, "game": str(g.game), "players": list(g.players)} for g in games
+    ]
+    fields: dict[str, Any] = dict(
         round=number,
-        tables=[{"table": g.table, "game": str(g.game), "players": list(g.players)} for g in games],
+        tables=tables,
         byes=pairing.byes,
         objective=exact.text(pairing.objective),
-        procedure=PROCEDURE,
+        procedure=procedure,
         **extra,
     )
+    if state.revised:  # T11.3: every table's share of each term
+        for table, seated in zip(tables, seats, strict=True):
+            table["shares"] = shares_text(seated, inputs)
+        if inputs.conflicts is not None:  # T11.2: (c) where there is a team or a constraint
+            fields["objective_c"] = exact.text(pairing.conflicts)
     return [(RoundPaired, fields)], games
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What a pairing reads, as of the pairing (T4.2, T11.2): the standings
+    now (cut games left out, T12.3), m over every earlier round (cut rounds
+    included), match points after penalties, and the pairs that share a
+    team or are constrained, None where the tournament has no team and no
+    constraint (a tournament created before revision 4 has neither)."""
+
+    rows: list[Row]
+    met: dict[tuple[int, int], int]
+    points: dict[int, Fraction]
+    conflicts: set[tuple[int, int]] | None
+
+
+def pairing_inputs(state: TournamentState) -> Inputs:
+    rows = state.standings()
+    return Inputs(
+        rows,
+        pairs_met([seat.players for seat in r.tables] for r in state.rounds),
+        {row.player: row.match_points for row in rows},
+        state.conflicts() if state.revised and state.has_conflicts else None,
+    )
+
+
+def shares_text(table: list[int], inputs: Inputs) -> dict[str, str]:
+    """T11.3: a table's share of (a), (b) and (c) as "p/q"."""
+    shares = table_shares(table, inputs.met, inputs.points, inputs.conflicts)
+    return {"a": exact.text(shares.a), "b": exact.text(shares.b), "c": exact.text(shares.c)}
+
+
+def pair_cut(
+    state: TournamentState, number: int, inputs: Inputs | None = None
+) -> tuple[Pairing, list[list[int]]]:
+    """T12.1–T12.3: the cut's first round (its qualifiers dealt snake-wise)
+    or the final (the semifinal winners), each table in seed order, which
+    is its seat order; the objective of those tables as T4.2 and T11 count
+    it. Teams and constraints move nothing here (our decision, T12.1)."""
+    if cut.stage(state, number) == "first":
+        assert state.cut is not None
+        tables = cut.deal(cut.qualifiers(state), state.cut)
+    else:
+        tables = [cut.final_players(state)]
+    inputs = inputs or pairing_inputs(state)
+    value = objective(tables, inputs.met, inputs.points, state.weight)
+    pairing = Pairing(tables, [], value, conflicts_at(tables, inputs.conflicts))
+    return pairing, [list(t) for t in tables]
 
 
 def _seed_with(state: TournamentState, beacon: str) -> bytes:
@@ -153,21 +264,29 @@ def _seed_with(state: TournamentState, beacon: str) -> bytes:
     return tournament_seed(bytes.fromhex(state.secret), contributions, beacon)
 
 
-def pair_round(state: TournamentState, number: int, seed: bytes) -> tuple[Pairing, list[list[int]]]:
-    """T4.1 (round 1) or T4.2 (later), then T4.3's seats: the pairing and
-    each table's players in seat order. ``state`` is as of the pairing."""
+def pair_round(
+    state: TournamentState, number: int, seed: bytes, inputs: Inputs | None = None
+) -> tuple[Pairing, list[list[int]]]:
+    """T4.1 (round 1) or T4.2 (later), by the tournament's procedure (T4.2,
+    T4.2b) under T11.2's objective where it has a team or a constraint,
+    then T4.3's seats: the pairing and each table's players in seat order.
+    ``state`` is as of the pairing."""
     active = state.active
-    rows = state.standings()
-    points = {row.player: row.match_points for row in rows}
+    inputs = inputs or pairing_inputs(state)
+    rows, met, points, conflicts = inputs.rows, inputs.met, inputs.points, inputs.conflicts
     seed_r = round_seed(seed, number)
-    met = pairs_met([seat.players for seat in r.tables] for r in state.rounds)
+    procedure = state.procedure
     if number == 1:
-        pairing = pair_first_round(active, seed_r, state.sizes, state.weight, points, met)
+        pairing = pair_first_round(
+            active, seed_r, state.sizes, state.weight, points, met, conflicts, procedure
+        )
     else:
         active_set = set(active)
         ranked = [row.player for row in rows if row.player in active_set]
         byes = {p: len(rounds) for p, rounds in state.byes().items()}
-        pairing = pair_later_round(ranked, byes, met, points, state.sizes, state.weight)
+        pairing = pair_later_round(
+            ranked, byes, met, points, state.sizes, state.weight, conflicts, procedure
+        )
     order = seat_order(active, seed_r)
     history = state.history()
     seats = [seat_table(table, history, order) for table in pairing.tables]
@@ -237,7 +356,7 @@ def decide_correction(
             f"{len(result.places)} seats, in seat order"
         )
     _check_text("reason", reason)
-    _check_text("name of who corrects", by, 40)
+    _check_text("name of who corrects", by, MAX_BY)
     return [(ResultCorrected, dict(game=str(game), places=list(places), reason=reason, by=by))]
 
 
@@ -251,7 +370,7 @@ def decide_penalty(
     if points <= 0 or (points * 2).denominator != 1:
         raise E.PenaltyError("a penalty is a positive multiple of 1/2 match points")
     _check_text("reason", reason)
-    _check_text("name of who gives it", by, 40)
+    _check_text("name of who gives it", by, MAX_BY)
     return [(PenaltyGiven, dict(player=player, points=exact.text(points), reason=reason, by=by))]
 
 
@@ -274,8 +393,12 @@ def check_call(state: TournamentState, game: UUID, now: datetime, withdrawn: boo
 
 
 def decide_finish(state: TournamentState) -> list[Fact]:
-    """T9.3: whenever no round is open; the standings' digest, the secret."""
+    """T9.3: whenever no round is open; the standings' digest, the secret;
+    and T12.4's final ranking whenever a cut is named."""
     check_open(state)
     if state.rounds and not state.rounds[-1].closed:
         raise E.FinishError(f"round {state.paired} is open: every game needs a result first")
-    return [(TournamentFinished, dict(standings=digest(state.standings()), secret=state.secret))]
+    fields: dict[str, Any] = dict(standings=digest(state.standings()), secret=state.secret)
+    if state.cut is not None:
+        fields["ranking"] = cut.ranking(state)
+    return [(TournamentFinished, fields)]

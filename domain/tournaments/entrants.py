@@ -18,9 +18,10 @@ from domain.errors import RegistrationError
 from domain.names import MAX_NAME
 from domain.text import WHITE_SPACE, check_text, name_key
 
-__all__ = ["UNICODE_VERSION", "WHITE_SPACE", "check_name", "name_key"]
+__all__ = ["MAX_TEAM", "UNICODE_VERSION", "WHITE_SPACE", "check_name", "check_team", "name_key"]
 
 UNICODE_VERSION = unicodedata.unidata_version
+MAX_TEAM = 40  # T11.1: code points
 
 
 def check_name(name: str, taken_keys: Collection[str]) -> str:
@@ -39,4 +40,25 @@ def check_name(name: str, taken_keys: Collection[str]) -> str:
         raise RegistrationError("a name may not begin or end with white space")
     if key in taken_keys:
         raise RegistrationError(f"the name {name!r} is taken in this tournament")
+    return key
+
+
+def check_team(team: str) -> str:
+    """T11.1: the key of ``team`` ("" for the empty text: no team), keyed as
+    T2.1 keys names and refused on T2.1's grounds: a key that is empty, or a
+    control, format (other than U+200C and U+200D), private-use, surrogate
+    or unassigned code point; and more than 40 code points.
+    RegistrationError naming T11.1 if refused."""
+    if team == "":
+        return ""
+
+    def refused(why: str) -> RegistrationError:
+        return RegistrationError(why, "T11.1")
+
+    if len(team) > MAX_TEAM:
+        raise refused(f"a team has at most {MAX_TEAM} characters, not {len(team)}")
+    check_text("a team", team, refused, "T11.1")
+    key = name_key(team)
+    if not key:
+        raise refused("a team must hold more than white space (the empty text is no team)")
     return key

@@ -19,6 +19,25 @@ from eventsourcing.domain import Aggregate
 from domain.events import ChainedEvent, Hidden
 
 
+class _Absent:
+    """The default of a field revision 4 added: an event recorded without it
+    (every one before revision 4, and a tournament created before it) keeps
+    no such field at all, so its payload, its chain value and its stored
+    form are what they were (``_drop_absent``)."""
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT: Any = _Absent()
+
+
+def _drop_absent(event: Any) -> None:
+    for name, value in list(vars(event).items()):
+        if value is ABSENT:
+            object.__delattr__(event, name)
+
+
 class TournamentCreated(Aggregate.Created):
     chain: str
     name: str
@@ -33,16 +52,30 @@ class TournamentCreated(Aggregate.Created):
     rounds: int | None  # fixed at round 1's pairing when none (T1.1)
     beacon: str  # T1.3: the public value to come, named; "" for none
     unicode_version: str  # T2.1
+    # Revision 4 (absent from a tournament created before it, which pairs by
+    # `swap-1` and has no cut):
+    procedure: str = ABSENT  # T1.1, T4.2: "swap-1" or "regroup-1"
+    cut: int | None = ABSENT  # T12.1: k tables, or null for none
 
     hidden: ClassVar[dict[str, Hidden]] = {"secret": Hidden()}
     identity: ClassVar[tuple[str, ...]] = ("organiser_hash",)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _drop_absent(self)
 
     def apply(self, aggregate: Any) -> None:
         aggregate.chain = self.chain
 
 
 class TournamentEvent(ChainedEvent):
-    """A Tournament's event (the tournaments projection dispatches on it)."""
+    """A Tournament's event (the tournaments projection dispatches on it).
+    A field defaulting to ``ABSENT`` is one revision 4 added: an event
+    recorded without it has no such field."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _drop_absent(self)
 
 
 class PlayerRegistered(TournamentEvent):
@@ -52,8 +85,19 @@ class PlayerRegistered(TournamentEvent):
     name: str
     contribution: str  # T1.3
     token_hash: str  # SHA-256 of the player's token, shown once
+    team: str = ABSENT  # T11.1 (revision 4): "" for none
 
     identity: ClassVar[tuple[str, ...]] = ("command", "token_hash")
+
+
+class PairingConstraintAdded(TournamentEvent):
+    """T11.1 (revision 4): two players who must not share a table, by
+    registration number (ascending, our decision), with the reason and who
+    recorded it. Never removed."""
+
+    players: list[int]
+    reason: str
+    by: str
 
 
 class PlayerDropped(TournamentEvent):
@@ -63,11 +107,15 @@ class PlayerDropped(TournamentEvent):
 
 
 class RoundPaired(TournamentEvent):
-    """T1.2, T3, T4. ``tables``: [{table, game, players (seat order)}];
-    ``rounds`` and ``beacon`` (its value) in round 1's only, else null.
-    Round 1's also holds the tournament seed (T1.3), hidden as the secret
-    is (our decision): the standings' last tie-break needs it (T6.1), and
-    the read side, which never holds the secret, reads it here."""
+    """T1.2, T3, T4. ``tables``: [{table, game, players (seat order)}, and
+    from revision 4 ``shares`` {a, b, c}: the table's share of each term as
+    "p/q" (T11.3)]; ``rounds`` and ``beacon`` (its value) in round 1's only,
+    else null. ``procedure``: "swap-1", "regroup-1" or "cut" (T12.2).
+    ``objective_c``: (c) as "p/q", only where the tournament has a team or a
+    constraint (T11.2). Round 1's also holds the tournament seed (T1.3),
+    hidden as the secret is (our decision): the standings' last tie-break
+    needs it (T6.1), and the read side, which never holds the secret, reads
+    it here."""
 
     round: int
     tables: list[dict[str, Any]]
@@ -77,6 +125,7 @@ class RoundPaired(TournamentEvent):
     rounds: int | None
     beacon: str | None
     seed: str | None
+    objective_c: str = ABSENT
 
     hidden: ClassVar[dict[str, Hidden]] = {"seed": Hidden()}
 
@@ -119,10 +168,12 @@ class RoundClosed(TournamentEvent):
 
 
 class TournamentFinished(TournamentEvent):
-    """T9.3: the standings' digest as of the command; the secret revealed."""
+    """T9.3: the standings' digest as of the command; the secret revealed.
+    ``ranking``: T12.4's final ranking rows, whenever a cut is named."""
 
     standings: str
     secret: str
+    ranking: list[dict[str, Any]] = ABSENT
 
 
 TOURNAMENT_EVENT_TYPES: dict[str, type[Any]] = {
@@ -131,6 +182,7 @@ TOURNAMENT_EVENT_TYPES: dict[str, type[Any]] = {
         TournamentCreated,
         PlayerRegistered,
         PlayerDropped,
+        PairingConstraintAdded,
         RoundPaired,
         GameResultRecorded,
         ResultCorrected,

@@ -19,15 +19,24 @@ def check_open(state: TournamentState) -> None:
 def check_pairable(state: TournamentState) -> int:
     """The number of the round to pair next, when it may be paired now: the
     tournament is open (T9.3), the last round is closed (T9.1), not every
-    planned round has been played (T9.1), and the active players fill at
-    least one table (T2.4)."""
+    planned round has been played (T9.1; after the Swiss rounds, the cut's
+    rounds when one is named, T12.1), and the active players fill at least
+    one table (T2.4). Who plays in a cut round is the cut's to say
+    (domain/tournaments/cut.py: T12.1, T12.3)."""
     check_open(state)
     if state.rounds and not state.rounds[-1].closed:
         raise E.PairingError(f"round {state.paired} is not closed: every game needs a result")
     number = state.paired + 1
     planned = state.planned_rounds
     if planned is not None and number > planned:
-        raise E.PairingError(f"all {planned} rounds have been played: finish the tournament")
+        if state.cut is None:
+            raise E.PairingError(f"all {planned} rounds have been played: finish the tournament")
+        last = planned + (1 if state.cut == 1 else 2)
+        if number > last:
+            raise E.PairingError(
+                f"all {planned} Swiss rounds and the cut have been played: finish the tournament",
+                "T12.2",
+            )
     active = len(state.active)
     if active < state.sizes.min:
         raise E.TooFewPlayersError(

@@ -25,6 +25,11 @@ from domain.tournaments.tables import TableSizes
 Payload = dict[str, Any]
 Status = Literal["registering", "playing", "between", "finished"]
 
+SWAP_1 = "swap-1"  # T4.2: every tournament created before revision 4 pairs by it
+REGROUP_1 = "regroup-1"  # T4.2b: the default from revision 4 on
+CUT = "cut"  # T12.2: the procedure a cut round records
+PROCEDURES = (SWAP_1, REGROUP_1)  # what TournamentCreated may name (T1.1)
+
 
 @dataclass
 class Registration:
@@ -35,6 +40,8 @@ class Registration:
     token_hash: str
     round: int  # the rounds paired when it was made (T1.3, T2.3)
     dropped: bool = False
+    team: str = ""  # T11.1: as given; "" for none
+    team_key: str = ""  # T11.1: keyed as T2.1 keys names
 
 
 @dataclass
@@ -53,6 +60,12 @@ class Round:
     byes: list[int]
     paired_at: str  # the RoundPaired's timestamp (T8.1)
     closed: bool = False
+    procedure: str = "swap-1"  # as recorded (T1.2); "cut" for a cut round (T12.2)
+
+    @property
+    def cut(self) -> bool:
+        """Whether it is a round of the top cut (T12.2)."""
+        return self.procedure == CUT
 
 
 @dataclass
@@ -87,7 +100,15 @@ class TournamentState:
     asked_rounds: int | None  # as TournamentCreated named them
     beacon: str  # T1.3: the beacon named, "" for none
     unicode_version: str
+    # T1.1 (revision 4): the pairing procedure and the cut's tables (T12.1).
+    # ``revised`` is whether TournamentCreated records them: a tournament
+    # created before revision 4 pairs by `swap-1`, has no cut, takes no team
+    # and no constraint, and its events keep their shape.
+    procedure: str = SWAP_1
+    cut: int | None = None
+    revised: bool = False
     registrations: list[Registration] = field(default_factory=list)
+    constraints: list[tuple[int, int]] = field(default_factory=list)  # T11.1, as recorded
     rounds: list[Round] = field(default_factory=list)
     results: dict[UUID, Result] = field(default_factory=dict)
     penalties: dict[int, list[Fraction]] = field(default_factory=dict)
@@ -117,6 +138,9 @@ class TournamentState:
             asked_rounds=p["rounds"],
             beacon=p["beacon"],
             unicode_version=p["unicode_version"],
+            procedure=p.get("procedure") or SWAP_1,
+            cut=p.get("cut"),
+            revised=p.get("procedure") is not None,
         )
 
     # ---- reading -----------------------------------------------------------
@@ -142,6 +166,35 @@ class TournamentState:
     def registration(self, player: int) -> Registration:
         return self.registrations[player - 1]
 
+    @property
+    def swiss(self) -> list[Round]:
+        """The Swiss rounds paired so far (every round but the cut's)."""
+        return [r for r in self.rounds if not r.cut]
+
+    @property
+    def cut_rounds(self) -> list[Round]:
+        """The rounds of the top cut paired so far (T12.2)."""
+        return [r for r in self.rounds if r.cut]
+
+    def conflicts(self) -> set[tuple[int, int]]:
+        """T11.1, T11.2: every pair (lower number first) that shares a team
+        key or is constrained, over every registration and constraint
+        recorded so far, dropped players included; a pair both is one pair."""
+        pairs = set(self.constraints)
+        by_team: dict[str, list[int]] = {}
+        for r in self.registrations:
+            if r.team_key:
+                by_team.setdefault(r.team_key, []).append(r.number)
+        for members in by_team.values():
+            pairs.update((p, q) for i, p in enumerate(members) for q in members[i + 1 :])
+        return pairs
+
+    @property
+    def has_conflicts(self) -> bool:
+        """T11.2: whether the tournament has a team or a constraint (as of
+        now: every registration and constraint recorded, dropped players too)."""
+        return bool(self.constraints) or any(r.team_key for r in self.registrations)
+
     def player_of(self, token_hash: str) -> int | None:
         """The registration number a token holds (T2.1), None if none."""
         for r in self.registrations:
@@ -163,10 +216,14 @@ class TournamentState:
             bytes.fromhex(self.secret), [r.contribution for r in self.registrations], ""
         )
 
-    def outcomes(self) -> list[Outcome]:
+    def outcomes(self, cut: bool = False) -> list[Outcome]:
+        """Every Swiss game's result as it counts now; the cut's games
+        instead with ``cut`` (T12.3: they never enter the Swiss standings)."""
         out = []
         for game, result in self.results.items():
             round_, seat = self.games[game]
+            if round_.cut != cut:
+                continue
             out.append(
                 Outcome(
                     game=game,
@@ -226,7 +283,8 @@ class TournamentState:
         if handler is not None:
             handler(self, p)
 
-    def on_PlayerRegistered(self, p: Payload) -> None:  # T2.1
+    def on_PlayerRegistered(self, p: Payload) -> None:  # T2.1, T11.1
+        team = p.get("team") or ""
         self.registrations.append(
             Registration(
                 p["player"],
@@ -235,8 +293,14 @@ class TournamentState:
                 p["contribution"],
                 p.get("token_hash", ""),  # the read side never holds it
                 self.paired,
+                team=team,
+                team_key=name_key(team) if team else "",
             )
         )
+
+    def on_PairingConstraintAdded(self, p: Payload) -> None:  # T11.1
+        low, high = sorted(p["players"])
+        self.constraints.append((low, high))
 
     def on_PlayerDropped(self, p: Payload) -> None:  # T2.2
         self.registration(p["player"]).dropped = True
@@ -252,6 +316,7 @@ class TournamentState:
             [Seat(t["table"], UUID(t["game"]), tuple(t["players"])) for t in p["tables"]],
             list(p["byes"]),
             stamp.isoformat() if hasattr(stamp, "isoformat") else str(stamp or ""),
+            procedure=p.get("procedure") or SWAP_1,
         )
         self.rounds.append(round_)
         for seat in round_.tables:

@@ -51,14 +51,15 @@ from domain.chained import Fact
 from domain.errors import RuleError
 from domain.events import EVENT_TYPES, TournamentGameCreated
 from domain.game import Game
-from domain.tournaments import decide, exact
+from domain.tournaments import cut, decide, exact
 from domain.tournaments.aggregate import check_creation, created_fields
+from domain.tournaments.entrants import UNICODE_VERSION
 from domain.tournaments.events import TOURNAMENT_EVENT_TYPES
 from domain.tournaments.guards import check_beacon, check_pairable
-from domain.tournaments.pairing import objective, pairs_met
+from domain.tournaments.pairing import conflicts_at, objective
 from domain.tournaments.seeds import game_secret
-from domain.tournaments.state import TournamentState
-from domain.tournaments.tables import fewest_byes
+from domain.tournaments.state import CUT, PROCEDURES, TournamentState
+from domain.tournaments.tables import TableSizes, fewest_byes
 
 # A stand-in for round 1's seed while it is sealed: nothing that depends on
 # the seed is compared then.
@@ -200,7 +201,22 @@ def _created_fields(state: TournamentState, recorded: Mapping[str, Any]) -> dict
         rounds=state.asked_rounds,
         beacon=state.beacon,
         unicode_version=state.unicode_version,
+        procedure=state.procedure if state.revised else None,
+        cut=state.cut,
     )
+
+
+def _ranking_differs(recorded: Any, expected: list[dict[str, Any]]) -> str:
+    """T12.4: where a recorded final ranking first differs from the rules'."""
+    rows = recorded if isinstance(recorded, list) else []
+    for k, row in enumerate(expected):
+        if k >= len(rows) or rows[k] != row:
+            found = rows[k] if k < len(rows) else None
+            return (
+                f"T12.4: the final ranking's row {k + 1} is recorded {found!r}, "
+                f"the rules give {row!r}"
+            )
+    return f"T12.4: the final ranking records {len(rows)} rows, the rules give {len(expected)}"
 
 
 def _time(text: Any) -> datetime:
@@ -208,17 +224,6 @@ def _time(text: Any) -> datetime:
     if moment is None or moment.tzinfo is None:
         raise ValueError(f"{text!r} is not a time with its offset")
     return moment
-
-
-def _before(first: Record, then: Record) -> bool:
-    """Whether ``first`` was recorded before ``then``: by log position, or
-    by timestamp where a position is missing (a file without them)."""
-    if first.position is not None and then.position is not None:
-        return first.position < then.position
-    try:
-        return _time(first.timestamp) <= _time(then.timestamp)
-    except ValueError:
-        return False
 
 
 class _Check:
@@ -285,8 +290,17 @@ class _Check:
     def _created(self, record: Record) -> TournamentState:
         p = dict(record.payload or {})
         try:
+            tables = p["tables"]
             check_creation(
-                p["name"], p["weight"], p["late_until"], p["time_limit"], p["rounds"], p["beacon"]
+                p["name"],
+                p["weight"],
+                p["late_until"],
+                p["time_limit"],
+                p["rounds"],
+                p["beacon"],
+                p.get("procedure"),
+                p.get("cut"),
+                TableSizes(tables["min"], tables["preferred"], tables["max"]),
             )
             if self.judged:
                 secret = bytes.fromhex(p["secret"])
@@ -345,10 +359,30 @@ class _Check:
 
     # ---- the tournament's events ------------------------------------------------
 
-    def _PlayerRegistered(self, record: Record, p: dict[str, Any]) -> None:  # T2.1, T2.3
-        assert self.state is not None
-        facts = decide.decide_register(self.state, p["name"], p["contribution"], p["token_hash"])
+    def _PlayerRegistered(self, record: Record, p: dict[str, Any]) -> None:  # T2.1, T2.3, T11.1
+        state = self.state
+        assert state is not None
+        try:
+            facts = decide.decide_register(
+                state, p["name"], p["contribution"], p["token_hash"], p.get("team") or ""
+            )
+        except RuleError as e:
+            if e.rule in ("T2.1", "T11.1") and state.unicode_version != UNICODE_VERSION:
+                # Our decision: names and teams are judged by the running
+                # Python's Unicode tables, and a refusal says when they are
+                # not the ones the tournament recorded.
+                raise Failure(
+                    record,
+                    f"{e} (judged with Unicode {UNICODE_VERSION}; the tournament recorded "
+                    f"{state.unicode_version}: verify with a Python of that version to tell)",
+                ) from None
+            raise
         self._compare(record, "T2.1", facts)
+
+    def _PairingConstraintAdded(self, record: Record, p: dict[str, Any]) -> None:  # T11.1
+        assert self.state is not None
+        facts = decide.decide_constraint(self.state, list(p["players"]), p["reason"], p["by"])
+        self._compare(record, "T11.1", facts)
 
     def _PlayerDropped(self, record: Record, p: dict[str, Any]) -> None:  # T2.2
         state = self.state
@@ -367,19 +401,27 @@ class _Check:
                 raise Failure(
                     record,
                     f"T2.2: player {player} dropped while their game {game} was running, "
-                    f"but that game records no SeatWithdrawn of their seat {seat}",
+                    f"but that game records no SeatWithdrawn of their seat index {seat}",
                 )
 
-    def _RoundPaired(self, record: Record, p: dict[str, Any]) -> None:  # T3, T4
+    def _RoundPaired(self, record: Record, p: dict[str, Any]) -> None:  # T3, T4, T11, T12
         state = self.state
         assert state is not None
-        number = state.paired + 1
+        number = check_pairable(state)  # T9.3, T9.1, T2.4, T12.2, as the decision's
+        if number == 1:
+            check_beacon(state, number, p["beacon"] or "")  # T1.3
+        stage = cut.stage(state, number)
         rule = "T4.1" if number == 1 else "T4.2"
-        if p["procedure"] != decide.PROCEDURE:
+        if stage != "swiss":
+            rule = "T12.2"
+        expected = CUT if stage != "swiss" else state.procedure
+        if p["procedure"] != expected:
+            known = (*PROCEDURES, CUT)
+            what = "unknown" if p["procedure"] not in known else "not this round's"
             raise Failure(
                 record,
-                f"T4.2: the pairing procedure {p['procedure']!r} is unknown "
-                f"(this verifier runs {decide.PROCEDURE!r})",
+                f"T4.2: the pairing procedure {p['procedure']!r} is {what} "
+                f"(this tournament's round {number} is paired by {expected!r})",
             )
         if p["round"] != number:
             raise Failure(
@@ -391,19 +433,71 @@ class _Check:
         if [t["table"] for t in tables] != list(range(1, len(tables) + 1)):
             raise Failure(record, "T3.1: tables are numbered 1, 2, 3, … from the top table")
         seated = [q for table in players for q in table] + byes
-        if sorted(seated) != state.active:
+        if stage == "swiss" and sorted(seated) != state.active:
             raise Failure(
                 record,
                 f"{rule}: the paired players and byes {sorted(seated)} are not "
                 f"the active players {state.active}, each once",
             )
+        if stage != "swiss" and (byes or len(set(seated)) != len(seated)):
+            raise Failure(record, "T12.2: a cut round has no byes and seats each player once")
         games = [t["game"] for t in tables]
         if len(set(games)) != len(games) or any(UUID(g) in state.games for g in games):
-            raise Failure(record, "T1.4: each table of each round has a game of its own")
+            raise Failure(record, "T1.2: each table of each round has a game of its own")
+        self._games_named(record, number, tables)
+        self._c_checked(record, p, players)
         if self.judged:
             self._rederive(record, p, players, byes, rule)
         else:
             self._unseeded(record, p, players, byes, rule)
+
+    def _c_checked(self, record: Record, p: dict[str, Any], players: list[list[int]]) -> None:
+        """T11.2, on the recorded tables (nothing here needs the seed): (c),
+        recorded exactly where the tournament has a team or a constraint, is
+        theirs under the teams and constraints recorded before the pairing."""
+        state = self.state
+        assert state is not None
+        number = state.paired + 1
+        if not (state.revised and state.has_conflicts):
+            if "objective_c" in p:
+                raise Failure(
+                    record,
+                    f"T11.2: round {number} records (c) = {p['objective_c']!r}, but the "
+                    "tournament has no team and no constraint recorded before it",
+                )
+            return
+        given = exact.text(conflicts_at(players, state.conflicts()))
+        if p.get("objective_c") != given:
+            raise Failure(
+                record,
+                f"T11.2: round {number}'s (c) is recorded {p.get('objective_c')!r}, its "
+                f"tables give {given!r} (teams and constraints as recorded before it)",
+            )
+
+    def _shares_checked(
+        self, record: Record, p: dict[str, Any], players: list[list[int]], inputs: decide.Inputs
+    ) -> None:
+        """T11.3: from revision 4 on, each table's shares of (a), (b) and (c),
+        as "p/q", are its own."""
+        state = self.state
+        assert state is not None
+        number = state.paired + 1
+        for t, (table, seated) in enumerate(zip(p["tables"], players, strict=True), start=1):
+            if not state.revised:
+                if "shares" in table:
+                    raise Failure(
+                        record,
+                        f"T11.3: round {number} table {t} records shares, but the tournament "
+                        "was created before revision 4",
+                    )
+                continue
+            given = decide.shares_text(seated, inputs)
+            if table.get("shares") != given:
+                raise Failure(
+                    record,
+                    f"T11.3: round {number} table {t}'s shares are recorded "
+                    f"{table.get('shares')!r}, its players give {given!r}",
+                )
 
     def _rederive(
         self,
@@ -420,17 +514,18 @@ class _Check:
         beacon = p["beacon"] if number == 1 else None
         facts, planned = decide.decide_pairing(state, UUID(self.id), beacon or None)
         expected = facts[0][1]
-        self._games_named(record, number, p["tables"])
         for key, what in (("rounds", "T1.1"), ("beacon", "T1.3"), ("seed", "T1.3")):
             if p[key] != expected[key]:
                 raise Failure(
                     record, _differs(what, "RoundPaired", {key: p[key]}, {key: expected[key]})
                 )
+        given = [list(g.players) for g in planned]
+        if expected["procedure"] == CUT:
+            self._cut_checked(record, number, players, given)
         if byes != expected["byes"]:
             raise Failure(
                 record, f"T3.2: round {number}'s byes are {byes}, the rules give {expected['byes']}"
             )
-        given = [list(g.players) for g in planned]
         if [len(t) for t in players] != [len(t) for t in given]:
             raise Failure(
                 record,
@@ -456,17 +551,44 @@ class _Check:
                 f"{rule}: round {number}'s objective is recorded {p['objective']!r}, "
                 f"the pairing reaches {expected['objective']!r}",
             )
+        self._shares_checked(record, p, players, decide.pairing_inputs(state))
         self._whole(record, rule, expected)
 
+    def _cut_checked(
+        self, record: Record, number: int, players: list[list[int]], given: list[list[int]]
+    ) -> None:
+        """T12.1–T12.3: a cut round's players are those the rules send (the
+        qualifiers, or the semifinal winners), dealt and seated by seed."""
+        assert self.state is not None
+        flat = sorted(q for table in players for q in table)
+        expected = sorted(q for table in given for q in table)
+        if flat != expected:
+            first = cut.stage(self.state, number) == "first"
+            rule = "T12.1" if first else "T12.3"
+            whose = (
+                "the top of the standings after the last Swiss round are"
+                if first
+                else "the semifinal tables send"
+            )
+            raise Failure(
+                record, f"{rule}: round {number} seats {flat} in the cut, {whose} {expected}"
+            )
+        if players != given:
+            raise Failure(
+                record,
+                f"T12.2: round {number}'s cut tables are {players}, dealt snake-wise and "
+                f"seated by seed they are {given}",
+            )
+
     def _games_named(self, record: Record, number: int, tables: list[dict[str, Any]]) -> None:
-        """T1.4: each table's game is named by its place, the id the pairing
-        gives the game at that round and table (decide.game_id)."""
+        """T1.2: each table's game is named by its place, the UUID version 5
+        of "round r table t" in the tournament's namespace (decide.game_id)."""
         for t, table in enumerate(tables, start=1):
             named = str(decide.game_id(UUID(self.id), number, t))
             if table["game"] != named:
                 raise Failure(
                     record,
-                    f"T1.4: round {number} table {t}'s game is recorded {table['game']}, "
+                    f"T1.2: round {number} table {t}'s game is recorded {table['game']}, "
                     f"the pairing names {named}",
                 )
 
@@ -483,7 +605,7 @@ class _Check:
         rule error they raise fails the record with its rule id (``run``)."""
         state = self.state
         assert state is not None
-        number = check_pairable(state)  # T9.3, T9.1, T2.4
+        number = state.paired + 1
         if number == 1:
             rounds = decide.round_count(state)
             if p["rounds"] != rounds:
@@ -493,9 +615,20 @@ class _Check:
             check_beacon(state, number, p["beacon"] or "")  # T1.3
         elif p["rounds"] is not None or p["beacon"] is not None:
             raise Failure(record, "T1.2: only round 1 records the rounds and the beacon")
-        self._games_named(record, number, p["tables"])
-        active = state.active
-        count, parts = fewest_byes(len(active), state.sizes)
+        stage = cut.stage(state, number)
+        if stage == "swiss":
+            count, parts = fewest_byes(len(state.active), state.sizes)
+        elif stage == "first":  # who qualifies hangs on the standings' sealed tie-break
+            assert state.cut is not None
+            size = len(cut.qualifiers(state)) // state.cut  # T12.1: refused when none fits
+            count, parts = 0, (size,) * state.cut
+            active = set(state.active)
+            if any(q not in active for table in players for q in table):
+                raise Failure(record, f"T12.1: round {number} seats a dropped player in the cut")
+        else:  # the final: the semifinal tables' winners, seated by seed
+            given = cut.final_players(state)
+            count, parts = 0, (len(given),)
+            self._cut_checked(record, number, players, [given])
         if len(byes) != count:
             raise Failure(record, f"T3.2: {len(byes)} byes recorded, the rules give {count}")
         if byes != sorted(byes):
@@ -506,30 +639,36 @@ class _Check:
                 f"T3.1: round {number}'s tables seat {[len(t) for t in players]}, "
                 f"the rules give {list(parts)}",
             )
-        points = {row.player: row.match_points for row in state.standings()}
-        met = pairs_met([seat.players for seat in r.tables] for r in state.rounds)
-        value = exact.text(objective(players, met, points, state.weight))
+        inputs = decide.pairing_inputs(state)
+        value = exact.text(objective(players, inputs.met, inputs.points, state.weight))
         if p["objective"] != value:
             raise Failure(
                 record,
                 f"{rule}: round {number}'s objective is recorded {p['objective']!r}, "
                 f"its tables give {value!r}",
             )
+        self._shares_checked(record, p, players, inputs)
         # T10.1: the whole event: each field the rules give without the seed;
         # the tables' players, the byes (ascending) and the seed as recorded.
+        tables: list[dict[str, Any]] = [
+            {"table": t, "game": str(decide.game_id(UUID(self.id), number, t)), "players": q}
+            for t, q in enumerate(players, start=1)
+        ]
+        if state.revised:
+            for table in tables:
+                table["shares"] = decide.shares_text(table["players"], inputs)
         expected = dict(
             round=number,
-            tables=[
-                {"table": t, "game": str(decide.game_id(UUID(self.id), number, t)), "players": q}
-                for t, q in enumerate(players, start=1)
-            ],
+            tables=tables,
             byes=sorted(byes),
             objective=value,
-            procedure=decide.PROCEDURE,
+            procedure=CUT if stage != "swiss" else state.procedure,
             rounds=decide.round_count(state) if number == 1 else None,
             beacon=(p["beacon"] or "") if number == 1 else None,
             seed=p["seed"] if number == 1 or record.redacted else None,  # sealed: unread
         )
+        if inputs.conflicts is not None:
+            expected["objective_c"] = exact.text(conflicts_at(players, inputs.conflicts))
         self._whole(record, rule, expected)
 
     def _GameResultRecorded(self, record: Record, p: dict[str, Any]) -> None:  # T5.1, T9.2
@@ -610,6 +749,10 @@ class _Check:
                 f"T9.3: the final standings digest is recorded {p['standings']}, "
                 f"the standings (T6, T7) give {expected['standings']}",
             )
+        if p.get("ranking") != expected.get("ranking"):
+            if "ranking" not in expected:
+                raise Failure(record, "T12.4: a final ranking is recorded, but no cut is named")
+            raise Failure(record, _ranking_differs(p.get("ranking"), expected["ranking"]))
         self._compare(record, "T9.3", facts)
 
     def _TournamentCreated(self, record: Record, p: dict[str, Any]) -> None:
@@ -685,13 +828,13 @@ class _Check:
             if k >= len(joined):
                 at = records[min(len(joined) + 1, len(records) - 1)]
                 raise Failure(
-                    at, f"T1.4: game {game} ({where}) has no seat {k} for player {player}"
+                    at, f"T1.4: game {game} ({where}) has no seat index {k} for player {player}"
                 )
             p = joined[k].payload or {}
             if {key: p.get(key) for key in expected} != expected or p.get("player") != k:
                 raise Failure(
                     joined[k],
-                    f"T1.4: seat {k} of game {game} ({where}) is not player {player}'s "
+                    f"T1.4: seat index {k} of game {game} ({where}) is not player {player}'s "
                     f"registration ({r.name!r})",
                 )
         if len(joined) > len(players):
@@ -782,17 +925,19 @@ class _Check:
         assert state is not None
         _, seat = state.games[game]
         withdrawn = False
+        latest: tuple[datetime, Record] | None = None  # the latest record so far, by timestamp
         for record in records:
             p = record.payload or {}
             if record.type == "SeatWithdrawn":
                 player = seat.players[p["player"]]
                 drop = self.drops.get(player)
-                if drop is None or not _before(drop, record):
+                if drop is None:
                     raise Failure(
                         record,
-                        f"T2.2: seat {p['player']} of game {game} (player {player}) is "
+                        f"T2.2: seat index {p['player']} of game {game} (player {player}) is "
                         "withdrawn, but not by their player's drop",
                     )
+                self._withdrawn_with(game, player, drop, record, latest)
                 withdrawn = True
             elif record.type == "GameCalled":
                 try:
@@ -809,3 +954,41 @@ class _Check:
                     decide.check_call(state, game, now, withdrawn)
                 except RuleError as e:
                     raise Failure(record, str(e)) from None
+            moment = self._moment(record)
+            if latest is None or moment > latest[0]:
+                latest = (moment, record)
+
+    @staticmethod
+    def _moment(record: Record) -> datetime:
+        try:
+            return _time(record.timestamp)
+        except ValueError as e:
+            raise Failure(record, f"T1.2: the record's timestamp: {e}") from None
+
+    def _withdrawn_with(
+        self,
+        game: UUID,
+        player: int,
+        drop: Record,
+        withdrawn: Record,
+        latest: tuple[datetime, Record] | None,
+    ) -> None:
+        """T2.2, on the timestamps the chains cover (never on export order):
+        the SeatWithdrawn has its player's PlayerDropped's timestamp or a
+        later one, and every record before it in the game's chain has the
+        drop's timestamp or an earlier one: nothing comes between the two."""
+        dropped_at = self._moment(drop)
+        if self._moment(withdrawn) < dropped_at:
+            raise Failure(
+                withdrawn,
+                f"T2.2: game {game} withdraws player {player}'s seat at {withdrawn.timestamp}, "
+                f"before their drop at {drop.timestamp}: the two are one transaction",
+            )
+        if latest is not None and latest[0] > dropped_at:
+            between = latest[1]
+            raise Failure(
+                between,
+                f"T2.2: game {game} records {between.type} (version {between.version}) at "
+                f"{between.timestamp}, after player {player}'s drop at {drop.timestamp} and "
+                "before the SeatWithdrawn it makes: nothing comes between the two",
+            )

@@ -342,7 +342,14 @@ def test_a_changed_objective_and_an_unknown_procedure_fail_T4_2() -> None:
     log = simulated_export()
     log.rewrite("RoundPaired", lambda p: p.update(procedure="swap-2"), round=2)
     assert failure(log).reason == (
-        "T4.2: the pairing procedure 'swap-2' is unknown (this verifier runs 'swap-1')"
+        "T4.2: the pairing procedure 'swap-2' is unknown "
+        "(this tournament's round 2 is paired by 'regroup-1')"
+    )
+    log = simulated_export()  # T4.2b: the procedure is the tournament's, named at its creation
+    log.rewrite("RoundPaired", lambda p: p.update(procedure="swap-1"), round=2)
+    assert failure(log).reason == (
+        "T4.2: the pairing procedure 'swap-1' is not this round's "
+        "(this tournament's round 2 is paired by 'regroup-1')"
     )
 
 
@@ -432,7 +439,9 @@ def test_a_seat_withdrawn_without_its_players_drop_fails_T2_2() -> None:
     game = log.game(2, 1)
     verdict = failure(log)
     player = (dropped.payload or {})["player"]
-    assert verdict.reason.startswith(f"T2.2: seat 1 of game {game} (player {player}) is withdrawn")
+    assert verdict.reason.startswith(
+        f"T2.2: seat index 1 of game {game} (player {player}) is withdrawn"
+    )
     assert verdict.aggregate_id == game
     withdrawn = next(r for r in log.games[game] if r.type == "SeatWithdrawn")
     assert (verdict.version, verdict.position) == (withdrawn.version, withdrawn.position)
@@ -469,7 +478,7 @@ def test_a_game_seated_otherwise_than_paired_fails_T1_4() -> None:
     log = simulated_export()
     game = log.game(2, 1)
     log.rewrite_game(game, 2, lambda p: p.update(name="Somebody"))
-    assert failure(log).reason.startswith(f"T1.4: seat 0 of game {game} (round 2, table 1)")
+    assert failure(log).reason.startswith(f"T1.4: seat index 0 of game {game} (round 2, table 1)")
 
 
 def test_a_missing_game_and_a_stray_one_fail_T1_4() -> None:
@@ -524,6 +533,6 @@ def test_a_drop_that_leaves_its_players_running_seat_in_play_fails_T2_2() -> Non
     verdict = failure(log)
     assert verdict.reason == (
         f"T2.2: player {player} dropped while their game {game} was running, "
-        "but that game records no SeatWithdrawn of their seat 1"
+        "but that game records no SeatWithdrawn of their seat index 1"
     )
     assert verdict.version == dropped.version

@@ -174,11 +174,11 @@ def test_T10_1_a_re_derived_event_not_whole_fails(
     assert verdict.aggregate_id == log.tournament
 
 
-# ---- T1.4: a game's id is its place's ------------------------------------------------------
+# ---- T1.2: a game's id is its place's ------------------------------------------------------
 
 
 @pytest.mark.parametrize("export", sorted(EXPORTS))
-def test_T1_4_a_game_renamed_throughout_fails(export: str) -> None:
+def test_T1_2_a_game_renamed_throughout_fails(export: str) -> None:
     """Round 1 table 1's game given another id everywhere (the pairing, its
     result, the seal and root, its own records, re-chained): the pairing
     names each table's game by its place (round, table)."""
@@ -200,6 +200,6 @@ def test_T1_4_a_game_renamed_throughout_fails(export: str) -> None:
     log.games[new] = rechain([replace(r, aggregate_id=new) for r in log.games.pop(old)])
     log.rehead(new, log.games[new][-1].chain)
     verdict = failure(log)
-    assert verdict.reason.startswith(f"T1.4: round 1 table 1's game is recorded {new}"), (
+    assert verdict.reason.startswith(f"T1.2: round 1 table 1's game is recorded {new}"), (
         verdict.reason
     )
