@@ -13,6 +13,12 @@ derive from: a move out of turn (``OutOfTurnError``, R3.4, a rule error) is
 403, the token's seat may not act now; an idempotency key sent again with
 another request (``IdempotencyConflictError``) is 422, invalid input naming
 the ``Idempotency-Key`` header. No client input produces a 5xx.
+
+A request whose Accept prefers text/html to application/json (a browser's
+address bar: ``/nope``, ``/games/not-a-uuid``) is answered at the same
+status, with the same headers, by the web client's error page
+(api/web/error_page.py); every other request (curl's ``*/*``, API
+clients) by the JSON.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import logging
 from http import HTTPStatus
 from typing import Any
 
-from flask import Flask, jsonify
+from flask import Flask, Response, jsonify, request
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
@@ -108,9 +114,28 @@ def error_body(
     }
 
 
-def _respond(body: dict[str, Any]) -> ResponseReturnValue:
+def prefers_html() -> bool:
+    """The request's Accept ranks text/html above application/json (a
+    browser's address bar); a tie (``*/*``, curl's), none or JSON first: no."""
+    accept = request.accept_mimetypes
+    return accept["text/html"] > accept["application/json"]
+
+
+def _respond(body: dict[str, Any]) -> Response:
+    """The error at its status: the web client's error page for a browser
+    (``prefers_html``), else the JSON body (the API's one shape)."""
+    if prefers_html():
+        from api.web.error_page import error_page  # the web client (which imports this module)
+
+        try:
+            page = error_page(body["code"], body["message"], body["rule"])
+            page.vary.add("Accept")
+            return page
+        except Exception:  # the page cannot be shown: the JSON, as ever
+            log.exception("error page")
     response = jsonify(body)
     response.status_code = body["code"]
+    response.vary.add("Accept")
     return response
 
 
@@ -162,8 +187,7 @@ def register_error_handlers(app: Flask) -> None:
             message = f"{HTTPStatus(code).phrase}: {HTTPStatus(code).description.lower()}"
         if code == 422 and errors:
             message = "invalid input: " + ", ".join(_fields(errors))
-        response = jsonify(error_body(code, message, errors))
-        response.status_code = code
+        response = _respond(error_body(code, message, errors))
         for name, value in e.get_headers():  # e.g. Allow on a 405
             if name.lower() not in ("content-type", "content-length"):
                 response.headers[name] = value
@@ -172,8 +196,7 @@ def register_error_handlers(app: Flask) -> None:
 
 def _unavailable(status: int, message: str) -> ResponseReturnValue:
     """A store that cannot be reached now: 503, with when to retry."""
-    response = jsonify(error_body(status, message))
-    response.status_code = status
+    response = _respond(error_body(status, message))
     response.headers["Retry-After"] = str(STORE_RETRY_AFTER_SECONDS)
     return response
 

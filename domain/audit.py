@@ -397,7 +397,7 @@ def _no_move_reason(record: Record) -> str:
     p = record.payload or {}
     if record.type == "PointsAwarded":
         return (
-            f"{p.get('points')} points to seat {p.get('player')} under {p.get('rule')}, "
+            f"{p.get('points')} points to seat index {p.get('player')} under {p.get('rule')}, "
             "but no move here earns them (R8.1: every point comes from a move and a rule)"
         )
     return f"no move begins with {record.type} here; the rules produce no such event"

@@ -118,7 +118,7 @@ def decide_leave(state: GameState, seat: int) -> list[Fact]:
     if state.status != "open":
         raise E.SetupError("a seat can be removed only before the game starts")
     if not 0 <= seat < state.players:
-        raise E.SetupError(f"there is no seat {seat} in this game")
+        raise E.SetupError(f"there is no seat index {seat} in this game")
     facts = Facts(0)
     names = [name for k, name in enumerate(state.names) if k != seat]
     facts.add(PlayerLeft, player=seat, names=names)
@@ -217,7 +217,7 @@ def decide_withdraw(state: GameState, seat: int, version: int) -> list[Fact]:
     if state.status != "running":
         raise E.WithdrawalError("only a seat of a running game can be withdrawn")
     if not 0 <= seat < state.players:
-        raise E.WithdrawalError(f"there is no seat {seat} in this game")
+        raise E.WithdrawalError(f"there is no seat index {seat} in this game")
     if seat in state.withdrawn:
         raise E.WithdrawalError(f"{state.names[seat]} has withdrawn already")
     facts = Facts(version)
@@ -294,7 +294,7 @@ def check_turn(state: GameState, player: int) -> None:
     if state.status == "ended":
         raise E.GameOverError("the game is over")
     if not 0 <= player < state.players:
-        raise E.OutOfTurnError(f"there is no seat {player} in this game")
+        raise E.OutOfTurnError(f"there is no seat index {player} in this game")
     if player != state.turn:
         raise E.OutOfTurnError(
             f"it is {state.names[state.turn]}'s turn, not {state.names[player]}'s"

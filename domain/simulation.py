@@ -43,7 +43,8 @@ class Summary:
         return self.points / self.scores if self.scores else 0.0
 
     def lines(self) -> list[str]:
-        wins = ", ".join(f"seat {s}: {self.wins_by_seat[s]}" for s in sorted(self.wins_by_seat))
+        # a person reads it: seats counted from 1, as the pages show them (the index + 1)
+        wins = ", ".join(f"seat {s + 1}: {self.wins_by_seat[s]}" for s in sorted(self.wins_by_seat))
         rate = self.games / self.seconds if self.seconds else 0.0
         return [
             f"games: {self.games}",

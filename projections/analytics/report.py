@@ -229,7 +229,7 @@ def _seat_advantage(rows: list[dict[str, Any]], path: Path) -> bool:
         games = seats[0]["games"]
         ax.set_title(f"{players} players ({games:,} games)")
         ax.set_xlabel("seat")
-        ax.set_xticks(x)
+        ax.set_xticks(x, [str(s + 1) for s in x])  # seats as people count them (SEAT_COLUMNS)
         if i == 0:
             ax.set_ylabel("win share (95 % Wilson interval)")
             ax.legend(loc="upper right", fontsize=8)
@@ -327,7 +327,7 @@ def _steal_graph(rows: list[dict[str, Any]], path: Path) -> bool:
             )
         for seat, (x, y) in spots.items():
             ax.scatter([x], [y], s=500, color="#f5b041", zorder=3)
-            ax.text(x, y, str(seat), ha="center", va="center", zorder=4, fontsize=10)
+            ax.text(x, y, str(seat + 1), ha="center", va="center", zorder=4, fontsize=10)
         ax.set_xlim(-1.35, 1.35)
         ax.set_ylim(-1.35, 1.35)
         ax.set_title(f"{players} players: {total:,} cards taken", fontsize=9)
@@ -372,6 +372,12 @@ def _length_histogram(rows: list[dict[str, Any]], path: Path) -> bool:
 # ---- the page --------------------------------------------------------------------
 
 
+# the columns that hold a seat's index (from 0, as the events, the CSV and
+# the API's JSON hold it): the page's tables and charts show index + 1, as
+# the web client's pages number seats
+SEAT_COLUMNS = frozenset({"seat", "taker", "victim"})
+
+
 def _cell(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4f}" if math.isfinite(value) else ""
@@ -394,7 +400,9 @@ def page(report: Report, drawn: Mapping[str, list[str]]) -> str:
         f"<p class='note'>{report.games:,} ended games exported up to log position "
         f"{report.position:,}; computed by {html.escape(report.engine)} in "
         f"{report.seconds:.2f} s at {html.escape(report.generated_at)}. Every figure comes "
-        "from the events (the Parquet export of the log) by the SQL kept beside the code.</p>",
+        "from the events (the Parquet export of the log) by the SQL kept beside the code. "
+        "Seats are numbered from 1 here (seat 1 plays first); the CSV files and the API "
+        "keep the seat's index, from 0.</p>",
         "<ul>",
     ]
     for question in report.results:
@@ -416,8 +424,11 @@ def page(report: Report, drawn: Mapping[str, list[str]]) -> str:
         parts.append("<table><tr>")
         parts.extend(f"<th>{html.escape(c)}</th>" for c in result.columns)
         parts.append("</tr>")
+        seats = [c in SEAT_COLUMNS for c in result.columns]
         for row in shown:
-            parts.append("<tr>" + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>")
+            pairs = zip(row, seats, strict=True)
+            cells = (v + 1 if seat and isinstance(v, int) else v for v, seat in pairs)
+            parts.append("<tr>" + "".join(f"<td>{_cell(v)}</td>" for v in cells) + "</tr>")
         parts.append("</table>")
     parts.append("</body></html>")
     return "\n".join(parts)

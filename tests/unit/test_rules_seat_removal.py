@@ -43,7 +43,7 @@ def test_R2_1_there_is_no_seat_to_remove_past_the_last() -> None:
     app = Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
     game_id = app.create_game()
     app.join(game_id, "Ada")
-    with pytest.raises(SetupError, match="no seat 1"):
+    with pytest.raises(SetupError, match="no seat index 1"):
         app.remove_seat(game_id, 1)
     app.remove_seat(game_id, 0)
     assert app.state(game_id).names == []

@@ -145,7 +145,7 @@ def test_R3_4_only_the_player_whose_turn_it_is_may_act() -> None:
 
 
 def test_R3_4_a_seat_that_does_not_exist_may_not_act() -> None:
-    """R3.4: there is no seat 2 in a two-player game."""
+    """R3.4: there is no seat index 2 in a two-player game."""
     p = Position().hand(0, 6)
     p.refuse(Discard(2, 6), OutOfTurnError, "R3.4")
     p.refuse(Discard(-1, 6), OutOfTurnError, "R3.4")

@@ -72,7 +72,7 @@ def test_R3_5_a_seat_withdraws_once_and_only_from_a_running_game() -> None:
     p.withdraw(1)
     with pytest.raises(WithdrawalError, match=r"^R3\.5: Boris has withdrawn already"):
         p.game.withdraw(1)
-    with pytest.raises(WithdrawalError, match=r"^R3\.5: there is no seat 5"):
+    with pytest.raises(WithdrawalError, match=r"^R3\.5: there is no seat index 5"):
         p.game.withdraw(5)
     assert not p.game.pending_events
 

@@ -24,11 +24,33 @@
     }
   }
 
-  function notice(text) {
+  // a rule id as the server sends it with a refusal: R3.4, R4.4/half, T2.2
+  const RULE = /^([RT]\d{1,2}(?:\.\d{1,2})?)(?:\/half)?$/;
+
+  function notice(text, rule) {
     const region = document.getElementById("notice");
-    if (region) {
-      region.textContent = text || "";
+    if (!region) {
+      return;
     }
+    text = text || "";
+    const id = typeof rule === "string" ? RULE.exec(rule) : null;
+    if (!id || !text.includes(rule)) {
+      region.textContent = text;
+      return;
+    }
+    // the words as text, each mention of the rule a link to it (no HTML parsed)
+    const parts = text.split(rule);
+    region.replaceChildren();
+    parts.forEach((part, i) => {
+      if (i > 0) {
+        const link = document.createElement("a");
+        link.className = "rule-ref";
+        link.href = (id[1].startsWith("T") ? "/rules/tournament#" : "/rules#") + id[1];
+        link.textContent = rule;
+        region.append(link);
+      }
+      region.append(document.createTextNode(part));
+    });
   }
 
   // ---- a card's moves: pick a card, then one of its moves ----------------------
@@ -250,7 +272,7 @@
         });
         const answer = await response.json();
         if (!response.ok) {
-          notice(answer.message);
+          notice(answer.message, answer.rule);
         } else if (answer.position > wanted) {
           wanted = answer.position;
         }
