@@ -7,9 +7,11 @@ from typing import Any
 
 from flask import current_app
 
+from api.ratelimit import Limiter
 from api.stream_slots import StreamSlots
 from domain.application import Opus
 from infra.broker import Broker
+from infra.challenges import Challenges, InProcessChallenges
 from infra.idempotency import ResponseCache
 from infra.settings import (
     DEFAULT_INACTIVITY_SECONDS,
@@ -33,6 +35,11 @@ class Services:
     ready_max_silence: float = DEFAULT_READY_MAX_SILENCE
     # the event streams this process serves at once (api/stream.py): none by default
     streams: StreamSlots = field(default_factory=lambda: StreamSlots(0))
+    # passkey ceremonies' challenges and keys shown once (infra/challenges.py)
+    challenges: Challenges = field(default_factory=InProcessChallenges)
+    sign_in_limiter: Limiter | None = None  # the web client's sign-up and sign-in posts
+    rp_id: str = ""  # WebAuthn's relying party ("": the request's host) and origin
+    origin: str = ""
     closers: list[Any] = field(default_factory=list)
 
     def close(self) -> None:

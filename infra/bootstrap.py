@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from domain.application import Opus
 from infra import logthrottle
 from infra.broker import Broker, InProcessBroker, RedisBroker
+from infra.challenges import Challenges, InProcessChallenges, RedisChallenges
 from infra.idempotency import InProcessResponses, RedisResponses, ResponseCache
 from infra.settings import POSTGRES, SQLITE, Settings, ViewStoreSettings, is_sqlite_file
 from projections.base import ViewProjection
@@ -195,8 +196,9 @@ def rebuild_workers(settings: Settings, count: int) -> Workers:
 
 def open_services(settings: Settings) -> Services:
     """The HTTP service's parts: the application (its waits for PostgreSQL
-    bounded by ``store_timeout``), the live-event broker and
-    the response cache (Redis when configured, under its prefix, else in this
+    bounded by ``store_timeout``), the live-event broker,
+    the response cache, the passkey ceremonies' challenges and the sign-in
+    rate limit (Redis when configured, under its prefix, else in this
     process), the queries on the view store, the count of its event streams
     (at most ``api_streams`` open at once) and, when ``run_projections``, a
     started runner per projection; the process's interval of throttled
@@ -206,15 +208,29 @@ def open_services(settings: Settings) -> Services:
 
     logthrottle.configure(settings.log_throttle_seconds)
     application = open_application(settings, bounded=True)
+    from api.ratelimit import InProcessLimiter, Limiter, RateLimit, RedisLimiter
+
     broker: Broker
     responses: ResponseCache
+    challenges: Challenges
+    sign_in_limit = RateLimit.parse(settings.sign_in_rate_limit)
+    sign_in_limiter: Limiter | None = None
     if settings.redis_url:
         redis_broker = RedisBroker(settings.redis_url, settings.redis_prefix)
         broker = redis_broker
         responses = RedisResponses(redis_broker.client, settings.redis_prefix)
+        challenges = RedisChallenges(
+            redis_broker.client, settings.redis_prefix, settings.challenge_seconds
+        )
+        if sign_in_limit is not None:  # its own counts, apart from the service-wide limit's
+            prefix = f"{settings.redis_prefix}sign-in:"
+            sign_in_limiter = RedisLimiter(redis_broker.client, prefix, sign_in_limit)
     else:
         broker = InProcessBroker()
         responses = InProcessResponses()
+        challenges = InProcessChallenges(settings.challenge_seconds)
+        if sign_in_limit is not None:
+            sign_in_limiter = InProcessLimiter(sign_in_limit)
     store = open_views(settings)
     services = Services(
         application,
@@ -226,6 +242,10 @@ def open_services(settings: Settings) -> Services:
         ready_max_lag=settings.ready_max_lag,
         ready_max_silence=settings.ready_max_silence,
         streams=StreamSlots(settings.api_streams),
+        challenges=challenges,
+        sign_in_limiter=sign_in_limiter,
+        rp_id=settings.rp_id,
+        origin=settings.origin,
     )
     services.closers.extend([application.close, broker.close, store.close])
     if settings.run_projections:

@@ -20,6 +20,15 @@ default, ``eventsourcing.postgres``, or ``eventsourcing.popo`` in memory),
   idle before the organiser may withdraw it (RULES R3.5);
 - ``OPUS_RATE_LIMIT`` (``300/60``): games created and seats taken per client
   address, N in any S seconds (429 with Retry-After past it); ``0`` is none;
+- ``OPUS_SIGN_IN_RATE_LIMIT`` (``10/60``): the web client's sign-up and
+  sign-in posts per client address, N in any S seconds (429 with
+  Retry-After past it; shared through Redis when configured); ``0`` is none;
+- ``OPUS_CHALLENGE_SECONDS`` (300): how long a passkey ceremony's challenge
+  (and a new account key waiting for the one page that shows it) lives;
+- ``OPUS_RP_ID``, ``OPUS_ORIGIN``: the WebAuthn relying party's id and the
+  origin passkeys are made and used on, for a deployment behind a proxy
+  (``example.org``, ``https://example.org``); by default the request's host
+  (without its port) and origin;
 - ``OPUS_TRUSTED_PROXIES`` (0): how many proxies stand in front of the
   service; the client's address is then taken from their X-Forwarded-For
   (docker-compose's nginx: 1); with 0 the header is never believed;
@@ -91,6 +100,8 @@ DEFAULT_QUERY_WAIT_SECONDS = WAIT_TIMEOUT
 DEFAULT_MAX_BODY_BYTES = 64 * 1024
 DEFAULT_INACTIVITY_SECONDS = 300.0  # R3.5: a seat's turn left idle this long may be withdrawn
 DEFAULT_RATE_LIMIT = "300/60"  # creates and joins per client: N in any S seconds
+DEFAULT_SIGN_IN_RATE_LIMIT = "10/60"  # sign-up and sign-in posts per client: N in any S seconds
+DEFAULT_CHALLENGE_SECONDS = 300.0  # a passkey ceremony's challenge lives this long
 DEFAULT_TRUSTED_PROXIES = 0  # proxies in front whose X-Forwarded-For names the client
 DEFAULT_RUNNER_BATCH_SIZE = RUNNER_BATCH_SIZE
 DEFAULT_REBUILD_BATCH_SIZE = REBUILD_BATCH_SIZE
@@ -175,6 +186,10 @@ class Settings:
     inactivity_seconds: float = DEFAULT_INACTIVITY_SECONDS
     rate_limit: str = DEFAULT_RATE_LIMIT
     trusted_proxies: int = DEFAULT_TRUSTED_PROXIES
+    sign_in_rate_limit: str = DEFAULT_SIGN_IN_RATE_LIMIT
+    challenge_seconds: float = DEFAULT_CHALLENGE_SECONDS
+    rp_id: str = ""  # the WebAuthn relying party's id ("": the request's host)
+    origin: str = ""  # the origin passkeys are used on ("": the request's)
     analytics_dir: str = DEFAULT_ANALYTICS_DIR
     api_streams: int | None = DEFAULT_API_STREAMS  # None: no bound (the stream service)
     log_throttle_seconds: float = DEFAULT_LOG_THROTTLE_SECONDS
@@ -221,6 +236,10 @@ class Settings:
             ),
             rate_limit=env.get("OPUS_RATE_LIMIT", DEFAULT_RATE_LIMIT),
             trusted_proxies=_number(env, "OPUS_TRUSTED_PROXIES", int, DEFAULT_TRUSTED_PROXIES),
+            sign_in_rate_limit=env.get("OPUS_SIGN_IN_RATE_LIMIT", DEFAULT_SIGN_IN_RATE_LIMIT),
+            challenge_seconds=_positive(env, "OPUS_CHALLENGE_SECONDS", DEFAULT_CHALLENGE_SECONDS),
+            rp_id=env.get("OPUS_RP_ID", ""),
+            origin=env.get("OPUS_ORIGIN", "").rstrip("/"),
             analytics_dir=env.get("OPUS_ANALYTICS_DIR") or DEFAULT_ANALYTICS_DIR,
             api_streams=_count(env, "OPUS_API_STREAMS", DEFAULT_API_STREAMS),
             store_timeout=_positive(env, "OPUS_STORE_TIMEOUT", DEFAULT_STORE_TIMEOUT),
