@@ -34,6 +34,7 @@ from werkzeug.exceptions import HTTPException
 from domain.errors import (
     AccountError,
     AccountNotFoundError,
+    AdmissionNotSetError,
     GameNotFoundError,
     IdempotencyConflictError,
     NameTakenError,
@@ -71,6 +72,7 @@ STATUSES: tuple[tuple[type[Exception], int], ...] = (
     (GameNotFoundError, 404),
     (TournamentNotFoundError, 404),
     (AccountNotFoundError, 404),
+    (AdmissionNotSetError, 404),  # never escapes: a join reads it as an open game
     (IdempotencyConflictError, 422),
     (SignInError, 401),
     (NotAuthorisedError, 403),

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from api.cli import main
+from projections.registry import PROJECTIONS
 
 
 @pytest.fixture
@@ -31,9 +32,9 @@ def test_simulate_then_verify_exits_0(fresh_store: Path) -> None:
     assert simulated.exit_code == 0, simulated.output
     verified = runner.invoke(main, ["verify"])
     assert verified.exit_code == 0, verified.output
-    assert "views: 8 brought up to position" in simulated.output
+    assert f"views: {len(PROJECTIONS)} brought up to position" in simulated.output
     assert "2 games verified, 0 failed" in verified.output
-    assert verified.output.count("ok   view ") == 8, verified.output
+    assert verified.output.count("ok   view ") == len(PROJECTIONS), verified.output
     assert "FAIL" not in verified.output
 
 
