@@ -43,7 +43,7 @@ from __future__ import annotations
 import hmac
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from uuid import UUID
 
@@ -64,7 +64,7 @@ from api.tournament_schemas import (
     PenaltySchema,
     RegisterSchema,
 )
-from api.web.i18n import text
+from api.web.i18n import STRINGS, text
 from api.web.pages import PageError, after_arg, blp, caught_up, parse_version, table_url
 from api.web.session import (
     TOKEN,
@@ -174,10 +174,22 @@ class FormField:
     choices: tuple[str, ...] = ()
     parts: tuple[FormField, ...] = ()  # a group's
 
+    description: str = ""  # the schema's, for an option the pages have no words for yet
+
     @property
     def words(self) -> str:
         """Its words' key stem (api/web/words/desk.py): desk_field_<name>."""
         return "desk_field_" + self.name.replace(".", "_")
+
+    def said(self, suffix: str, lang: str, **values: Any) -> str:
+        """Its words (``suffix``: "", "_hint", "_<choice>", "_item") in
+        ``lang``; for an option the schema has and the words do not yet,
+        its name, its description, its choice as it is."""
+        key = self.words + suffix
+        if key in STRINGS:
+            return text(key, lang, **values)
+        unsaid = {"": self.name, "_hint": self.description, "_item": str(values.get("n", ""))}
+        return unsaid.get(suffix, suffix.removeprefix("_"))
 
     @property
     def dom_id(self) -> str:
@@ -240,8 +252,17 @@ def form_fields(
                     length=bounds["length"],
                 )
             )
-    made.sort(key=lambda f: not f.required)
-    return tuple(made)
+    described = [
+        replace(
+            f,
+            description=str(
+                schema.fields[f.name.rpartition(".")[2]].metadata.get("description", "")
+            ),
+        )
+        for f in made
+    ]
+    described.sort(key=lambda f: not f.required)
+    return tuple(described)
 
 
 def _bounds(field: fields.Field[Any]) -> dict[str, Any]:
@@ -256,6 +277,8 @@ def _bounds(field: fields.Field[Any]) -> dict[str, Any]:
     return bounds
 
 
+# the create form's fields that are not the command's options by their own names
+RULES_AND_SIZES = frozenset({"name", "draw", "guild", "stage_points", "tables"})
 CREATE_FIELDS = form_fields(CREATE, defaults={"stage_points": list(RuleSet().stage_points)})
 
 
@@ -331,17 +354,15 @@ def desk_create() -> BaseResponse:
         stage_points=tuple(args["stage_points"] or RuleSet().stage_points),
     )
     tables = args["tables"]
+    # every other option of the schema is the command's own (weight, late_until, …)
+    options = {k: v for k, v in args.items() if k not in RULES_AND_SIZES}
     token, digest = new_holding(request)
     result = tournaments().create(
         args["name"],
         caller=Caller(digest),
         rules=rules,
         sizes=(tables["min"], tables["preferred"], tables["max"]),
-        weight=args["weight"],
-        late_until=args["late_until"],
-        time_limit=args["time_limit"],
-        rounds=args["rounds"],
-        beacon=args["beacon"],
+        **options,
     )
     response = desk_redirect(result.aggregate_id, result, "created")
     if token is not None:  # a signed-in browser's account holds it instead

@@ -23,10 +23,11 @@ from uuid import UUID
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from marshmallow import fields, validate
 from werkzeug.test import TestResponse
 
 from api.tournament_schemas import CreateTournamentSchema
-from api.web.desk import CREATE_FIELDS, FormField
+from api.web.desk import CREATE_FIELDS, FormField, form_fields
 from api.web.i18n import STRINGS
 from api.web.words.desk import WORDS
 from domain.application import Opus
@@ -188,6 +189,26 @@ def test_the_create_form_offers_every_option_of_the_apis_schema(app: Flask) -> N
             assert all(WORDS[f.words]) and all(
                 WORDS[f"{f.words}_hint"] if f.kind != "choice" else "x"
             ), f.words
+
+
+def test_an_option_the_words_do_not_know_yet_is_offered_by_its_name_and_description() -> None:
+    class Later(CreateTournamentSchema):  # the API's schema with an option added
+        procedure = fields.String(
+            load_default="swap-1",
+            validate=validate.OneOf(("swap-1", "regroup-1")),
+            metadata={"description": "T4.2's procedure."},
+        )
+
+    made = {f.name: f for f in form_fields(Later())}
+    procedure = made["procedure"]
+    assert procedure.kind == "choice" and procedure.choices == ("swap-1", "regroup-1")
+    assert procedure.default == "swap-1"
+    assert procedure.said("", "en") == "procedure"
+    assert procedure.said("_hint", "en") == "T4.2's procedure."
+    assert procedure.said("_regroup-1", "ru") == "regroup-1"
+    assert made["name"].said("", "ru") == "Название турнира"  # one the words know
+    assert made["weight"].description == "T4.2's pairing weight W."
+    assert next(iter(made)) == "name"  # the required first
 
 
 def test_a_tournament_is_created_with_the_options_the_form_gives(app: Flask) -> None:
