@@ -55,7 +55,6 @@ from werkzeug.wrappers import Response as BaseResponse
 from api.bodies import limit_chunked_body
 from api.commands_http import MOVE_SCHEMAS, move_of, move_request
 from api.errors import EVENTS_DOWN, ApiError, status_of
-from api.identity import new_token
 from api.runtime import services
 from api.web import i18n, present
 from api.web.i18n import LANG_COOKIE, LANGS, card_info, negotiate, text
@@ -74,11 +73,13 @@ from api.web.session import (
     keep_csrf,
     keep_token,
     organiser_cookie,
+    new_holding,
     organiser_hash,
     registration_hash,
     seat_cookie,
     seat_hash,
 )
+    signed_in,
 from domain.engine import MAX_CONTRIBUTION
 from domain.errors import (
     GameNotFoundError,
@@ -434,12 +435,13 @@ def create() -> BaseResponse:
         raise PageError(422, f"draw: one of {', '.join(DRAW_VARIANTS)}")
     guild = request.form.get("guild") in ("on", "1", "true")
     admission = request.form.get("admission", "open")  # who may join: the domain refuses others
-    token, digest = new_token()
+    token, digest = new_holding(request)
     result = services().opus.create(
         RuleSet(draw=draw, guild=guild), caller=Caller(digest), admission=admission
     )
     response = redirect(table_url(result.aggregate_id, result.position), 303)
-    keep_token(response, request, organiser_cookie(result.aggregate_id), token)
+    if token is not None:
+        keep_token(response, request, organiser_cookie(result.aggregate_id), token)
     return response
 
 
@@ -453,7 +455,8 @@ def table_url(game_id: UUID, position: int | None) -> str:
 def join(game_id: UUID) -> BaseResponse:
     """Take the next seat; this browser keeps the seat's token."""
     g.table_on_error = game_id
-    name = request.form.get("name", "")
+    account = signed_in(request)
+    name = request.form.get("name") or (account.name if account is not None else "")
     contribution = request.form.get("contribution", "")
     if len(contribution) > MAX_CONTRIBUTION:
         raise PageError(422, f"a seed contribution has at most {MAX_CONTRIBUTION} characters")
@@ -461,13 +464,14 @@ def join(game_id: UUID) -> BaseResponse:
     held = seat_hash(request, game_id)
     if held is not None and svc.views.seat_of(game_id, held) is not None:
         raise PageError(409, text("already_seated", g.lang))
-    token, digest = new_token()
+    token, digest = new_holding(request)
     invitation = request.form.get("invite") or None  # a game by invitation: its link's code
     result = svc.opus.join(
         game_id, name, contribution, caller=Caller(digest), invitation=invitation
     )
     response = redirect(table_url(game_id, result.position), 303)
-    keep_token(response, request, seat_cookie(game_id), token)
+    if token is not None:
+        keep_token(response, request, seat_cookie(game_id), token)
     return response
 
 
@@ -668,7 +672,11 @@ def tournament(tournament_id: UUID) -> str:
     if standings is None and sealed_round is not None:
         raise PageError(404, f"round {sealed_round} is not closed")
     return render_template(
-        "web/tournament.html", t=doc, standings=standings, sealed_round=sealed_round
+        "web/tournament.html",
+        t=doc,
+        standings=standings,
+        sealed_round=sealed_round,
+        members=views.members(tournament_id),  # registrations that are accounts'
     )
 
 

@@ -152,6 +152,9 @@ def test_a_tournament_players_current_game_is_one_click_away(app: Flask) -> None
     assert MOVE.search(table) or "waiting" in table.lower() or "turn" in table.lower()
     holder = service.accounts.view(account_id).holder_hash
     assert holder in service.state(UUID(found.group(1))).token_hashes
+    standings = client.get(f"/tournament/{tournament}").get_data(as_text=True)
+    for _, _, registered in players:  # each registration links its account's page
+        assert f'href="/account/{registered}"' in standings
 
 
 def test_the_leaderboard_page_has_one_row_per_account(app: Flask) -> None:
