@@ -6,7 +6,8 @@ No other view lists games: each keys its documents by the game. Keys:
 - ``<game>``: what the lobby shows of a game: status, players' names in seat
   order, its rule-set variant (draw, guild, stage points), when it was
   created, its tournament (id, round, table) if any, and once it has ended
-  its scores and winners;
+  its scores and winners; ``admission`` "invitation" for a game by
+  invitation (absent: open);
 - sorted sets ``open`` and ``running`` (member: the game, score: the
   position of its GameCreated): a game moves from one to the next, and
   leaves ``running`` when it ends;
@@ -21,6 +22,7 @@ no secret.
 
 from __future__ import annotations
 
+from domain.accounts.events import AdmissionSet
 from domain.events import (
     GameCreated,
     GameEnded,
@@ -58,6 +60,11 @@ class Lobby(ViewProjection):
         }
         tx.put(game, doc)
         tx.incr("open", game, position)
+
+    @on(AdmissionSet)
+    def _admission(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
+        """Who may join (domain/accounts): saved with its game, after its GameCreated."""
+        tx.doc(p["game"])["admission"] = p["mode"]
 
     @on(PlayerJoined)
     def _joined(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:

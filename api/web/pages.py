@@ -72,15 +72,15 @@ from api.web.session import (
     csrf_token,
     keep_csrf,
     keep_token,
-    organiser_cookie,
     new_holding,
     organiser_hash,
+    organiser_cookie,
     registration_hash,
     seat_cookie,
     seat_hash,
-)
     signed_in,
 from domain.engine import MAX_CONTRIBUTION
+)
 from domain.errors import (
     GameNotFoundError,
     NotAuthorisedError,
@@ -413,12 +413,18 @@ def log_entries(game_id: UUID, since: int) -> list[dict[str, Any]]:
 @blp.get("/")
 def lobby() -> str:
     caught_up(("lobby",), after_arg())
-    games = services().views.lobby()
-    seated = {
-        doc["game"]
-        for doc in games["open"] + games["running"]
-        if request.cookies.get(seat_cookie(UUID(doc["game"])))
-    }
+    views = services().views
+    games = views.lobby()
+    account = signed_in(request)
+    if account is not None:  # a signed-in browser's seats are its account's
+        mine = views.account(account.id) or {"games": []}
+        seated = {entry["game"] for entry in mine["games"] if entry["seat"] is not None}
+    else:
+        seated = {
+            doc["game"]
+            for doc in games["open"] + games["running"]
+            if request.cookies.get(seat_cookie(UUID(doc["game"])))
+        }
     return render_template(
         "web/lobby.html",
         games=games,

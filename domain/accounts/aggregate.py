@@ -206,14 +206,15 @@ class Admission(Private):
     noun: ClassVar[str] = "admission"
     missing: ClassVar[type[OpusError]] = AdmissionNotSetError
 
-    def __init__(self, mode: str) -> None:
+    def __init__(self, mode: str, game: str) -> None:
         self.mode = mode
+        self.game = game
         self._start_chain()
 
     @classmethod
     def set(cls, game_id: UUID, mode: str) -> Admission:
         return cls._create_chained(  # type: ignore[no-any-return]
-            ev.AdmissionSet, admission_id(game_id), "", {"mode": mode}
+            ev.AdmissionSet, admission_id(game_id), "", {"mode": mode, "game": str(game_id)}
         )
 
     def evolve(self, kind: str, f: dict[str, Any]) -> None:

@@ -91,6 +91,7 @@ class NameReleased(PrivateEvent):
 
 class AdmissionSet(PrivateCreated):
     """Who may join a lobby game: "invitation" (only with the game's
-    invitation code) or "open"."""
+    invitation code) or "open"; ``game``: the game's id."""
 
     mode: str
+    game: str

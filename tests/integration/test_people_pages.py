@@ -182,3 +182,16 @@ def test_the_leaderboard_page_has_one_row_per_account(app: Flask) -> None:
 def test_me_asks_a_signed_out_browser_to_sign_in(app: Flask) -> None:
     answer = app.test_client().get("/me")
     assert answer.status_code == 303 and answer.headers["Location"].startswith("/signin")
+
+
+def test_the_lobby_knows_a_game_by_invitation_and_a_signed_in_browsers_seats(app: Flask) -> None:
+    ada, ada_csrf, _ = signed_in_client(app, "Ada Lobby")
+    game, _ = create(ada, ada_csrf, admission="invitation")
+    after = join(ada, ada_csrf, game, "")
+    stranger = app.test_client()
+    lobby = stranger.get(f"/?after={after}").get_data(as_text=True)
+    item = lobby[lobby.index(f'data-game="{game}"') :].split("</li>")[0]
+    assert "by invitation" in item and 'name="name"' not in item  # no join form
+    mine = ada.get(f"/?after={after}").get_data(as_text=True)
+    item = mine[mine.index(f'data-game="{game}"') :].split("</li>")[0]
+    assert "You hold a seat in this game already." in item
