@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from domain.audit import Record
@@ -43,3 +44,22 @@ def rewritten(
     change(payload)
     out[version - 1] = replace(out[version - 1], payload=payload)
     return rechain(out)
+
+
+def removed(records: list[Record], version: int) -> list[Record]:
+    """The record at ``version`` left out (a constraint dropped from the
+    log, say), the versions renumbered and the chain recomputed."""
+    return rechain([r for r in records if r.version != version])
+
+
+def retimed(records: list[Record], version: int, timestamp: str) -> list[Record]:
+    """The record at ``version`` given another timestamp (a drop moved in
+    time), the chain recomputed: the timestamp is in every chain value."""
+    out = [replace(r, timestamp=timestamp) if r.version == version else r for r in records]
+    return rechain(out)
+
+
+def moved_between(earlier: str, later: str) -> str:
+    """An ISO 8601 time strictly between two recorded ones (a forger's pick)."""
+    start, end = datetime.fromisoformat(earlier), datetime.fromisoformat(later)
+    return (start + (end - start) / 2).isoformat()

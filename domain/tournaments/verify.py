@@ -445,7 +445,8 @@ class _Check:
         if len(set(games)) != len(games) or any(UUID(g) in state.games for g in games):
             raise Failure(record, "T1.2: each table of each round has a game of its own")
         self._games_named(record, number, tables)
-        self._c_checked(record, p, players)
+        if stage == "swiss":  # a cut round's players are checked first (T12.1, T12.3)
+            self._c_checked(record, p, players)
         if self.judged:
             self._rederive(record, p, players, byes, rule)
         else:
@@ -522,6 +523,7 @@ class _Check:
         given = [list(g.players) for g in planned]
         if expected["procedure"] == CUT:
             self._cut_checked(record, number, players, given)
+            self._c_checked(record, p, players)
         if byes != expected["byes"]:
             raise Failure(
                 record, f"T3.2: round {number}'s byes are {byes}, the rules give {expected['byes']}"
@@ -629,6 +631,8 @@ class _Check:
             given = cut.final_players(state)
             count, parts = 0, (len(given),)
             self._cut_checked(record, number, players, [given])
+        if stage != "swiss":
+            self._c_checked(record, p, players)
         if len(byes) != count:
             raise Failure(record, f"T3.2: {len(byes)} byes recorded, the rules give {count}")
         if byes != sorted(byes):

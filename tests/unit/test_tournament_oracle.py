@@ -1,6 +1,8 @@
 """Tournaments run through the service, held to TOURNAMENT.md's text as
 tests/tournament_oracle.py writes it again: seats (T4.3), the seed (T1.3),
-the number of rounds (T1.1), penalties (T7.2) and corrections (T7.1).
+the number of rounds (T1.1), penalties (T7.2) and corrections (T7.1); and
+revision 4's game ids (T1.2), pairings by regroup-1 with teams and a
+constraint (T4.2b, T11) and the top cut (T12).
 
 ``opus verify`` re-derives a tournament with the functions that decided it,
 so a misreading of a rule passes both; each expectation here comes from the
@@ -16,6 +18,7 @@ import random
 from collections.abc import Iterator
 from fractions import Fraction
 from itertools import product
+from typing import Any
 from uuid import UUID
 
 import pytest
@@ -267,3 +270,79 @@ def test_T7_1_verify_refuses_a_correction_without_a_place_for_each_seat(
     forged = rewritten(records, correction.version, lambda p: p.update(places=places))
     verdict: TournamentVerdict = verify_tournament(forged, games)
     assert not verdict.ok and verdict.rule == "T7.1", verdict.reason
+
+
+# ---- revision 4: T1.2, T4.1/T4.2 with T4.2b and T11, T12, through the service ----------------
+
+
+def held_to_the_oracle(
+    tournament: str, events: list[tuple[str, dict[str, Any]]], secret: bytes
+) -> int:
+    """Walk a tournament's events as the oracle reads them; before each
+    RoundPaired, ask the oracle for that round (Swiss: tables, byes, then
+    seats, T3, T4, T4.2b, T11.2; the cut: qualifiers dealt snake-wise, or
+    the final, T12.1–T12.3), and hold the record to it, with its game ids
+    (T1.2), (c) and shares (T11.2, T11.3); at the finish, the ranking
+    (T12.4). Returns the rounds checked."""
+    told = oracle.OracleTournament(secret=secret)
+    checked = 0
+    for kind, p in events:
+        if kind == "RoundPaired":
+            number = p["round"]
+            terms = told.terms()
+            recorded = [list(t["players"]) for t in p["tables"]]
+            if told.swiss_rounds is None or number <= told.swiss_rounds:
+                tables, byes = told.next_pairing(p["beacon"] or "")
+                assert [sorted(t) for t in recorded] == [sorted(t) for t in tables], number
+                assert p["byes"] == byes
+            elif number == told.swiss_rounds + 1:
+                qualifiers = told.qualifiers()
+                assert qualifiers is not None and told.cut is not None
+                assert recorded == oracle.snake(qualifiers, told.cut)
+            else:
+                assert recorded == [told.finalists()]
+            c, rest = terms.value(recorded)
+            assert Fraction(p["objective"]) == rest
+            assert p.get("objective_c") == (None if terms.conflicts is None else f"{c}/1")
+            for table in p["tables"]:
+                a, b, conflicts = terms.shares(table["players"])
+                assert [Fraction(table["shares"][x]) for x in "abc"] == [a, b, conflicts]
+                assert table["game"] == oracle.game_id(tournament, number, table["table"])
+            checked += 1
+        told.add(kind, p)
+        if kind == "RoundPaired" and (told.swiss_rounds is None or p["round"] <= told.swiss_rounds):
+            assert [list(t["players"]) for t in p["tables"]] == told.seats(p["round"])
+    if told.finished is not None and told.cut is not None:
+        assert told.finished["ranking"] == told.ranking()
+    return checked
+
+
+def test_T1_2_T4_T11_T12_a_tournament_with_teams_a_drop_and_a_cut_is_the_oracles() -> None:
+    from tests.unit.test_tournament_verify_revision4 import cut_export, cut_lines
+
+    tournament, _ = cut_lines()
+    log = cut_export()
+    events = [(r.type, dict(r.payload or {})) for r in log.records]
+    secret = bytes.fromhex(events[0][1]["secret"])
+    assert held_to_the_oracle(str(tournament), events, secret) == 4
+
+
+@pytest.mark.parametrize("secret", list(secrets(3)), ids=lambda s: s.hex()[:6])
+def test_T11_2_a_constrained_pair_and_teams_through_the_service_are_the_oracles(
+    secret: bytes,
+) -> None:
+    """Thirteen players, two teams, a constraint, three rounds of greedy
+    bots by regroup-1: every pairing is the oracle's."""
+    run = Run(13, secret=secret, rounds=3)
+    created = run.t.create(
+        "Teams", caller=Caller(ORGANISER), rounds=3, secret=secret, procedure="regroup-1"
+    )
+    run.id = created.aggregate_id
+    for n in range(1, 14):
+        team = ("North", "South", "")[n % 3]
+        run.t.register(run.id, f"T{n}", f"t{n}", caller=Caller(token_hash(n)), team=team)
+    run.t.constrain(run.id, [1, 2], "household", "Arbiter", caller=Caller(ORGANISER))
+    for _ in range(3):
+        run.t.pair(run.id, caller=Caller(ORGANISER))
+        run.play_round()
+    assert held_to_the_oracle(str(run.id), run.events(), secret) == 3
