@@ -16,7 +16,10 @@ from marshmallow import ValidationError, fields, validate
 from api.schemas import JoinSchema, RuleSetSchema, StrictSchema
 from domain.engine import MAX_CONTRIBUTION
 from domain.tournaments.aggregate import DEFAULT_WEIGHT, MAX_TOURNAMENT_NAME
+from domain.tournaments.cut import CUT_TABLES
 from domain.tournaments.decide import MAX_TEXT
+from domain.tournaments.entrants import MAX_TEAM
+from domain.tournaments.state import PROCEDURES, REGROUP_1
 from domain.tournaments.tables import TableSizes
 
 MAX_BY = 40  # who calls, corrects or penalises (domain/tournaments/decide.py)
@@ -121,6 +124,21 @@ class CreateTournamentSchema(RuleSetSchema):
         validate=validate.Length(max=MAX_TOURNAMENT_NAME),
         metadata={"description": "T1.3: names the public value round 1 will be paired with."},
     )
+    procedure = fields.String(
+        load_default=REGROUP_1,
+        validate=validate.OneOf(PROCEDURES),
+        metadata={"description": "T4.2, T4.2b: the pairing procedure, recorded in every round."},
+    )
+    cut = _strict_int(
+        minimum=1,
+        maximum=max(CUT_TABLES),
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "T12.1: a top cut of k tables after the Swiss rounds (1, 3, 4 or 5; "
+            "k within the table sizes when k > 1); none without."
+        },
+    )
 
 
 class RegisterSchema(JoinSchema):
@@ -129,6 +147,25 @@ class RegisterSchema(JoinSchema):
         validate=validate.Length(max=MAX_CONTRIBUTION),
         metadata={"description": "Your part of the tournament seed (T1.3)."},
     )
+    team = fields.String(
+        load_default="",
+        validate=validate.Length(max=MAX_TEAM),
+        metadata={
+            "description": "T11.1: your team, if any: players of one team (by T2.1's key) "
+            "are kept apart at the tables where the pairing can."
+        },
+    )
+
+
+class ConstraintSchema(StrictSchema):
+    players = fields.List(
+        _player(),
+        required=True,
+        validate=validate.Length(2, 2),
+        metadata={"description": "T11.1: two registration numbers who must not share a table."},
+    )
+    reason = fields.String(required=True, validate=validate.Length(1, MAX_TEXT))
+    by = _by()
 
 
 class DropSchema(StrictSchema):

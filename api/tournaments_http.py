@@ -27,6 +27,7 @@ from api.identity import command_caller, new_holder
 from api.runtime import services
 from api.tournament_schemas import (
     CallSchema,
+    ConstraintSchema,
     CorrectionSchema,
     CreateTournamentSchema,
     DropSchema,
@@ -48,7 +49,7 @@ blp = Blueprint(
     "tournament_commands",
     __name__,
     url_prefix="/tournaments",
-    description="Tournament commands: create, register, drop, pair, call, correct, "
+    description="Tournament commands: create, register, constrain, drop, pair, call, correct, "
     "penalise, finish; and the export",
 )
 IF_MATCH = {
@@ -100,6 +101,8 @@ class CreateTournament(MethodView):
             time_limit=args["time_limit"],
             rounds=args["rounds"],
             beacon=args["beacon"],
+            procedure=args["procedure"],
+            cut=args["cut"],
         )
         if result.replayed:  # the token was shown once, to the first request
             token = ""
@@ -113,18 +116,33 @@ class Register(MethodView):
     @blp.response(201, RegisteredSchema)
     def post(self, args: dict[str, Any], tournament_id: UUID) -> dict[str, Any]:
         """Register (T2.1, T2.3) under a name unique in the tournament by its
-        key, with an optional seed contribution (T1.3); returns the
-        registration number and the player's token once: the token plays
-        every game of the player's. With an ``Idempotency-Key``, send your
-        own token: a retry finds the registration it made."""
+        key, with an optional seed contribution (T1.3) and team (T11.1);
+        returns the registration number and the player's token once: the
+        token plays every game of the player's. With an ``Idempotency-Key``,
+        send your own token: a retry finds the registration it made."""
         token, caller = new_holder(key_needs_it=True)
         g.secret_in_response = True
         result = tournaments().register(
-            tournament_id, args["name"], args["contribution"], caller=caller
+            tournament_id, args["name"], args["contribution"], caller=caller, team=args["team"]
         )
         if result.replayed:
             token = ""
         return outcome(tournament_id, result, player=result.value, token=token or None)
+
+
+@blp.route("/<uuid:tournament_id>/constraints")
+class Constraints(MethodView):
+    @blp.arguments(ConstraintSchema())
+    @blp.doc(**ORGANISER_COMMAND)
+    @blp.response(201, TournamentOutcomeSchema)
+    def post(self, args: dict[str, Any], tournament_id: UUID) -> dict[str, Any]:
+        """Record that two players must not share a table (organiser token;
+        T11.1), with the reason, until round 1 is paired: the pairing counts
+        them as it counts teammates, (c) first (T11.2). Never removed."""
+        result = tournaments().constrain(
+            tournament_id, args["players"], args["reason"], args["by"], caller=command_caller()
+        )
+        return outcome(tournament_id, result)
 
 
 @blp.route("/<uuid:tournament_id>/drop")
@@ -146,10 +164,12 @@ class Rounds(MethodView):
     @blp.doc(**ORGANISER_COMMAND)
     @blp.response(201, PairedSchema)
     def post(self, args: dict[str, Any], tournament_id: UUID) -> dict[str, Any]:
-        """Pair the next round (organiser token; T3, T4): its games are
+        """Pair the next round (organiser token; T3, T4, T11): its games are
         created and started, their seats taken by the players' tokens.
         Round 1 takes the value of the beacon the tournament named (T1.3);
-        a round is paired only once the last one has closed (T9.1).
+        a round is paired only once the last one has closed (T9.1). After
+        the last Swiss round of a tournament with a cut, the cut's rounds
+        (T12: the semifinals, then the final).
         ``round`` is null on a retried command: read the tournament."""
         result = tournaments().pair(
             tournament_id, caller=command_caller(), beacon=args.get("beacon")

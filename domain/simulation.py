@@ -18,10 +18,12 @@ from uuid import UUID
 
 from domain.application import Opus
 from domain.bots import BOTS
+from domain.errors import TournamentRuleError
 from domain.moves import Move
 from domain.pipeline import Caller
 from domain.ruleset import RuleSet
 from domain.state import GameState
+from domain.tournaments.cut import stage as cut_stage
 from domain.tournaments.standings import Row
 
 NAMES = ("Ada", "Boris", "Chloe", "Dmitri", "Elena", "Farid")
@@ -134,27 +136,54 @@ def simulate_tournament(
     seed: int = 1,
     drop_rate: float = 0.0,
     rules: RuleSet | None = None,
+    *,
+    teams: int = 0,
+    constraints: int = 0,
+    cut: int | None = None,
 ) -> TournamentRun:
-    """Play a tournament of ``players`` bots over ``rounds`` rounds; after
-    each round each active player drops with probability ``drop_rate``."""
-    run = enter_tournament(app, players, rounds, seed, rules)
+    """Play a tournament of ``players`` bots over ``rounds`` Swiss rounds
+    (then the cut of ``cut`` tables, T12, when named); after each round each
+    active player drops with probability ``drop_rate``. ``teams``: the
+    players registered in that many teams, in turn (T11.1); ``constraints``:
+    that many pairs, drawn with the seed, that must not share a table."""
+    run = enter_tournament(
+        app, players, rounds, seed, rules, teams=teams, constraints=constraints, cut=cut
+    )
     play_on(app, run, bot, drop_rate)
     return run
 
 
 def enter_tournament(
-    app: Opus, players: int, rounds: int, seed: int = 1, rules: RuleSet | None = None
+    app: Opus,
+    players: int,
+    rounds: int,
+    seed: int = 1,
+    rules: RuleSet | None = None,
+    *,
+    teams: int = 0,
+    constraints: int = 0,
+    cut: int | None = None,
 ) -> TournamentRun:
-    """Create the tournament and register ``players`` bots."""
+    """Create the tournament and register ``players`` bots (bot n in team
+    ``n mod teams`` when there are teams); record the constraints."""
     secret = hashlib.sha256(f"opus-tournament-secret:{seed}".encode()).digest()
     organiser = Caller(token_hash(ORGANISER))
     created = app.tournaments.create(
-        f"Simulated {seed}", caller=organiser, rules=rules, rounds=rounds, secret=secret
+        f"Simulated {seed}", caller=organiser, rules=rules, rounds=rounds, secret=secret, cut=cut
     )
     tournament_id = created.aggregate_id
     for number in range(1, players + 1):
         player = Caller(token_hash(token_of(seed, number)))
-        app.tournaments.register(tournament_id, f"Bot {number}", f"c{number}", caller=player)
+        team = f"Team {number % teams + 1}" if teams else ""
+        app.tournaments.register(
+            tournament_id, f"Bot {number}", f"c{number}", caller=player, team=team
+        )
+    rng = random.Random(f"constraints:{seed}")
+    pairs = [(p, q) for p in range(1, players + 1) for q in range(p + 1, players + 1)]
+    for pair in rng.sample(pairs, min(constraints, len(pairs))):
+        app.tournaments.constrain(
+            tournament_id, list(pair), "simulated", "organiser", caller=organiser
+        )
     return TournamentRun(tournament_id, seed)
 
 
@@ -178,11 +207,18 @@ def play_on(app: Opus, run: TournamentRun, bot: str = "greedy", drop_rate: float
                     tournaments.drop(run.tournament, player)
                     run.dropped.append(player)
             continue
-        planned = state.planned_rounds
-        if (planned is not None and state.paired >= planned) or len(state.active) < state.sizes.min:
+        stage = cut_stage(state, state.paired + 1)
+        if stage == "over" or len(state.active) < state.sizes.min:
             tournaments.finish(run.tournament)
-        else:
+        elif stage == "swiss":
             tournaments.pair(run.tournament)
+        else:  # T12: the cut's round, unless too few are left for it
+            try:
+                tournaments.pair(run.tournament)
+            except TournamentRuleError as refused:
+                if refused.rule not in ("T12.1", "T12.3"):
+                    raise
+                tournaments.finish(run.tournament)
     run.standings = tournaments.get(run.tournament).state.standings()
 
 

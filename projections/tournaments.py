@@ -2,10 +2,14 @@
 
 Keys per tournament:
 
-- ``<t>``: the tournament: name, status, settings, players, every round
-  (tables with games, players in seat order and their names, results, byes,
-  the objective and procedure, the seal once closed), corrections and
-  penalties with their reasons, the finish; version and position;
+- ``<t>``: the tournament: name, status, settings (the pairing procedure
+  and the cut too), players (with their teams), the pairing constraints,
+  every round (its stage: Swiss, semifinal or final; tables with games,
+  players in seat order and their names, results, each table's shares of
+  the objective's terms and, in the cut, the players' seeds; byes, the
+  objective, (c) and the procedure, the seal once closed), corrections and
+  penalties with their reasons, the finish and its final ranking; version
+  and position;
 - ``<t>:standings``: the standings now (T6.2 rows, their digest);
 - ``<t>:standings:<r>``: the standings sealed by round r's RoundClosed;
 - ``<t>:events`` (a list, never served): the tournament's events in their
@@ -32,9 +36,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from domain.disclosure import PUBLIC, disclose
+from domain.tournaments.cut import seeds_of
 from domain.tournaments.events import RoundClosed, TournamentCreated, TournamentEvent
 from domain.tournaments.standings import Row, digest
-from domain.tournaments.state import TournamentState
+from domain.tournaments.state import Round, TournamentState
 from projections.base import Fields, ViewProjection, on
 from projections.view import Transaction
 
@@ -47,6 +52,7 @@ class TournamentModel:
     seal, the corrections and penalties, the finish."""
 
     __slots__ = (
+        "constraints",
         "corrections",
         "created",
         "finished",
@@ -66,6 +72,7 @@ class TournamentModel:
         self.seals: dict[int, Doc] = {}  # round -> its (last) RoundClosed
         self.finished: Doc | None = None  # the (first) TournamentFinished
         self.corrections: list[Doc] = []  # ResultCorrected and PenaltyGiven, in order
+        self.constraints: list[Doc] = []  # PairingConstraintAdded, in order (T11.1)
         self.version = 1
         self.position = position
 
@@ -81,6 +88,8 @@ class TournamentModel:
                 self.finished = event
         elif kind in ("ResultCorrected", "PenaltyGiven"):
             self.corrections.append(event)
+        elif kind == "PairingConstraintAdded":
+            self.constraints.append(event)
         self.version = version
         self.position = position
 
@@ -140,6 +149,8 @@ def tournament_doc(model: TournamentModel) -> Doc:
     names = {r.number: r.name for r in state.registrations}
     created = model.created
     finished = model.finished
+    cut_rounds = state.cut_rounds
+    seeds = seeds_of(cut_rounds[0], state.cut) if cut_rounds and state.cut else {}
     return {
         "tournament": model.tournament,
         "name": state.name,
@@ -153,32 +164,20 @@ def tournament_doc(model: TournamentModel) -> Doc:
         "beacon": state.beacon,
         "beacon_value": state.beacon_value,
         "unicode_version": state.unicode_version,
+        "procedure": state.procedure,
+        "cut": state.cut,
         "commitment": state.commitment,
         "secret": finished["secret"] if finished else None,
         "players": [
-            {"player": r.number, "name": r.name, "dropped": r.dropped} for r in state.registrations
+            {"player": r.number, "name": r.name, "dropped": r.dropped, "team": r.team}
+            for r in state.registrations
+        ],
+        "constraints": [
+            {"players": e["players"], "reason": e["reason"], "by": e["by"]}
+            for e in model.constraints
         ],
         "rounds_paired": [
-            {
-                "round": round_.number,
-                "paired_at": round_.paired_at,
-                "tables": [
-                    {
-                        "table": seat.table,
-                        "game": str(seat.game),
-                        "players": list(seat.players),
-                        "names": [names[p] for p in seat.players],
-                        "result": _result(state, seat.game),
-                    }
-                    for seat in round_.tables
-                ],
-                "byes": list(round_.byes),
-                "objective": model.paired[round_.number]["objective"],
-                "procedure": model.paired[round_.number]["procedure"],
-                "closed": round_.closed,
-                "seal": _seal(model.seals.get(round_.number)),
-            }
-            for round_ in state.rounds
+            _round_doc(model, round_, names, seeds, cut_rounds) for round_ in state.rounds
         ],
         "corrections": [
             {
@@ -188,9 +187,53 @@ def tournament_doc(model: TournamentModel) -> Doc:
             }
             for e in model.corrections
         ],
-        "finished": {"standings": finished["standings"]} if finished else None,
+        "finished": (
+            {"standings": finished["standings"], "ranking": finished.get("ranking")}
+            if finished
+            else None
+        ),
         "version": model.version,
         "position": model.position,
+    }
+
+
+def _round_doc(
+    model: TournamentModel,
+    round_: Round,
+    names: dict[int, str],
+    seeds: dict[int, int],
+    cut_rounds: list[Round],
+) -> Doc:
+    state = model.state
+    paired = model.paired[round_.number]
+    stage = "swiss"
+    if round_.cut:
+        semifinal = state.cut is not None and state.cut > 1 and round_ is cut_rounds[0]
+        stage = "semifinal" if semifinal else "final"
+    recorded = {t["table"]: t for t in paired["tables"]}
+    return {
+        "round": round_.number,
+        "stage": stage,
+        "paired_at": round_.paired_at,
+        "tables": [
+            {
+                "table": seat.table,
+                "game": str(seat.game),
+                "players": list(seat.players),
+                "names": [names[p] for p in seat.players],
+                "seeds": [seeds.get(p) for p in seat.players] if round_.cut else None,
+                "shares": recorded[seat.table].get("shares"),  # T11.3, revision 4
+                "result": _result(state, seat.game),
+            }
+            for seat in round_.tables
+        ],
+        "byes": list(round_.byes),
+        "objective": paired["objective"],
+        "objective_c": paired.get("objective_c"),  # T11.2, where there is a team or a constraint
+        "weight": state.weight,
+        "procedure": paired["procedure"],
+        "closed": round_.closed,
+        "seal": _seal(model.seals.get(round_.number)),
     }
 
 

@@ -26,7 +26,9 @@ from domain.pipeline import Caller
 from domain.ruleset import DRAW_VARIANTS, RuleSet
 from domain.simulation import simulate_tournament
 from domain.tournaments import exact
+from domain.tournaments.cut import CUT_TABLES, ranking
 from domain.tournaments.standings import Row
+from domain.tournaments.state import PROCEDURES, REGROUP_1, TournamentState
 from infra.bootstrap import open_application
 from infra.settings import Settings
 
@@ -72,6 +74,19 @@ def opened() -> Iterator[Opus]:
 @click.option("--time-limit", default=None, type=int, help="Seconds per round (T8.1).")
 @click.option("--rounds", default=None, type=int, help="Fixed at round 1's pairing if absent.")
 @click.option("--beacon", default="", help="Names the public value round 1 takes (T1.3).")
+@click.option(
+    "--procedure",
+    default=REGROUP_1,
+    show_default=True,
+    type=click.Choice(PROCEDURES),
+    help="The pairing procedure (T4.2, T4.2b).",
+)
+@click.option(
+    "--cut",
+    default=None,
+    type=click.IntRange(1, max(CUT_TABLES)),
+    help="A top cut of k tables after the Swiss rounds (T12.1: 1, 3, 4 or 5).",
+)
 @ACCOUNT_KEY
 def create(
     name: str,
@@ -83,6 +98,8 @@ def create(
     time_limit: int | None,
     rounds: int | None,
     beacon: str,
+    procedure: str,
+    cut: int | None,
     account_key: str | None,
 ) -> None:
     """Create a tournament; print its id and the organiser's token (shown
@@ -101,6 +118,8 @@ def create(
             time_limit=time_limit,
             rounds=rounds,
             beacon=beacon,
+            procedure=procedure,
+            cut=cut,
         ).aggregate_id
     click.echo(f"tournament: {tournament_id}")
     click.echo(f"organiser token: {token}" if token else "organiser: your account")
@@ -134,8 +153,11 @@ def _sizes(text: str) -> tuple[int, int, int]:
 @TOURNAMENT
 @click.option("--name", required=True)
 @click.option("--contribution", default="", help="Your part of the tournament seed (T1.3).")
+@click.option("--team", default="", help="Your team, if any (T11.1).")
 @ACCOUNT_KEY
-def register(tournament_id: UUID, name: str, contribution: str, account_key: str | None) -> None:
+def register(
+    tournament_id: UUID, name: str, contribution: str, team: str, account_key: str | None
+) -> None:
     """Register a player; print the registration number and its token (shown
     once), or, with an account key, register the account."""
     token, digest = new_token()
@@ -143,7 +165,7 @@ def register(tournament_id: UUID, name: str, contribution: str, account_key: str
         if account_key is not None:
             token, digest = "", holder_or_hash(app, account_key)
         player = app.tournaments.register(
-            tournament_id, name, contribution, caller=Caller(digest)
+            tournament_id, name, contribution, caller=Caller(digest), team=team
         ).value
     click.echo(f"player: {player}")
     click.echo(f"token: {token}" if token else "registered: your account")
@@ -152,19 +174,57 @@ def register(tournament_id: UUID, name: str, contribution: str, account_key: str
 @tournament.command()
 @TOURNAMENT
 @TOKEN
+@click.option("--players", required=True, help="Two registration numbers, like 3,7.")
+@click.option("--reason", required=True)
+@BY
+def constrain(tournament_id: UUID, token: str, players: str, reason: str, by: str) -> None:
+    """Record that two players must not share a table (T11.1), until round 1 is paired."""
+    try:
+        pair_ = [int(p) for p in players.split(",")]
+    except ValueError:
+        raise click.BadParameter("players are two registration numbers, like 3,7") from None
+    with opened() as app:
+        outcome = app.tournaments.constrain(
+            tournament_id, pair_, reason, by, caller=caller(app, token)
+        )
+    click.echo(f"players {' and '.join(map(str, pair_))} kept apart; version {outcome.version}")
+
+
+@tournament.command()
+@TOURNAMENT
+@TOKEN
 @click.option("--beacon", default=None, help="Round 1: the value of the beacon named.")
 def pair(tournament_id: UUID, token: str, beacon: str | None) -> None:
-    """Pair the next round and start its games; print its tables."""
+    """Pair the next round (after the Swiss rounds, the cut's) and start its
+    games; print its tables, each with its shares of the objective (T11.3)."""
     with opened() as app:
         app.tournaments.pair(tournament_id, caller=caller(app, token), beacon=beacon)
         state = app.tournaments.get(tournament_id).state
+    for line in round_lines(state):
+        click.echo(line)
+
+
+def round_lines(state: TournamentState) -> list[str]:
+    """The last round as text: its number (and stage, in the cut), each
+    table's game and players in seat order, with its shares as recorded
+    (T11.3: repeats Σ m², spread, pairs sharing a team or constrained), and
+    the byes."""
     round_ = state.rounds[-1]
-    click.echo(f"round {round_.number}")
+    stage = ""
+    if round_.cut:
+        semifinal = state.cut is not None and state.cut > 1 and round_ is state.cut_rounds[0]
+        stage = " (cut: semifinals)" if semifinal else " (cut: final)"
+    lines = [f"round {round_.number}{stage}"]
     for seat in round_.tables:
         players = ", ".join(state.registration(p).name for p in seat.players)
-        click.echo(f"table {seat.table}: game {seat.game}: {players}")
+        line = f"table {seat.table}: game {seat.game}: {players}"
+        if seat.shares:
+            shares = {k: _number(exact.parse(v)) for k, v in seat.shares.items()}
+            line += f" (repeats {shares['a']}, spread {shares['b']}, kept apart {shares['c']})"
+        lines.append(line)
     if round_.byes:
-        click.echo("byes: " + ", ".join(state.registration(p).name for p in round_.byes))
+        lines.append("byes: " + ", ".join(state.registration(p).name for p in round_.byes))
+    return lines
 
 
 @tournament.command()
@@ -241,8 +301,23 @@ def finish(tournament_id: UUID, token: str) -> None:
     """Finish the tournament (T9.3); print the final standings."""
     with opened() as app:
         app.tournaments.finish(tournament_id, caller=caller(app, token))
-        rows = app.tournaments.get(tournament_id).state.standings()
-    _echo_standings(rows)
+        state = app.tournaments.get(tournament_id).state
+    _echo_standings(state.standings())
+    if state.cut is not None:
+        for text in ranking_lines(state):
+            click.echo(text)
+
+
+def ranking_lines(state: TournamentState) -> list[str]:
+    """T12.4's final ranking as text, after the Swiss standings."""
+    lines = ["", "final ranking (T12.4)"]
+    for row in ranking(state):
+        name = state.registration(row["player"]).name
+        where = (
+            row["reached"] if row["place"] is None else f"{row['reached']}, place {row['place']}"
+        )
+        lines.append(f"{row['rank']:>4}  {name} ({where})")
+    return lines
 
 
 @tournament.command()
@@ -260,17 +335,61 @@ def standings(tournament_id: UUID) -> None:
 @click.option("--bot", default="greedy", show_default=True, type=click.Choice(sorted(BOTS)))
 @click.option("--drop-rate", default=0.0, show_default=True, type=click.FloatRange(0, 1))
 @click.option("--seed", default=1, show_default=True, type=int)
-def simulate(players: int, rounds: int, bot: str, drop_rate: float, seed: int) -> None:
+@click.option(
+    "--teams",
+    default=0,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="T11.1: bots in N teams.",
+)
+@click.option(
+    "--constraints",
+    default=0,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="T11.1: N pairs, drawn with the seed, kept apart.",
+)
+@click.option(
+    "--cut",
+    default=None,
+    type=click.IntRange(1, max(CUT_TABLES)),
+    help="T12: a top cut of k tables after the Swiss rounds.",
+)
+def simulate(
+    players: int,
+    rounds: int,
+    bot: str,
+    drop_rate: float,
+    seed: int,
+    teams: int,
+    constraints: int,
+    cut: int | None,
+) -> None:
     """Play a whole tournament of bots into the configured store; print the
-    final standings, the tournament's id, its games, moves and time; then
-    bring the views up to it, as 'opus simulate' does."""
+    final standings (and the final ranking, with a cut), the tournament's
+    id, its games, moves and time; then bring the views up to it, as 'opus
+    simulate' does."""
     settings = Settings.from_env()
     started = time.perf_counter()
     with opened() as app:
-        run = simulate_tournament(app, players, rounds, bot, seed, drop_rate)
+        run = simulate_tournament(
+            app,
+            players,
+            rounds,
+            bot,
+            seed,
+            drop_rate,
+            teams=teams,
+            constraints=constraints,
+            cut=cut,
+        )
+        state = app.tournaments.get(run.tournament).state
     elapsed = time.perf_counter() - started
     click.echo(f"store: {settings.describe_events()}")
     _echo_standings(run.standings)
+    if state.cut is not None:
+        for text in ranking_lines(state):
+            click.echo(text)
     click.echo(f"tournament: {run.tournament}")
     click.echo(f"games: {len(run.games)}")
     click.echo(f"moves: {run.moves}")

@@ -51,6 +51,7 @@ class Seat:
     table: int
     game: UUID
     players: tuple[int, ...]
+    shares: dict[str, str] | None = None  # T11.3 as recorded (revision 4): a, b, c as "p/q"
 
 
 @dataclass
@@ -313,7 +314,10 @@ class TournamentState:
         stamp: Any = p.get("timestamp")
         round_ = Round(
             p["round"],
-            [Seat(t["table"], UUID(t["game"]), tuple(t["players"])) for t in p["tables"]],
+            [
+                Seat(t["table"], UUID(t["game"]), tuple(t["players"]), t.get("shares"))
+                for t in p["tables"]
+            ],
             list(p["byes"]),
             stamp.isoformat() if hasattr(stamp, "isoformat") else str(stamp or ""),
             procedure=p.get("procedure") or SWAP_1,

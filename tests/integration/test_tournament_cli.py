@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 
 from api.cli import main
@@ -92,3 +93,62 @@ def test_an_organiser_runs_a_tournament_and_a_refusal_names_its_rule(tmp_path: P
     assert sorted(rows) == ["Ada", "Boris", "Cleo"]
     assert rows["Cleo"][3] == "dropped"
     assert rows["Ada"][3:5] == ["-1/2", "1/2"]  # match points after the penalty, penalties
+
+
+def test_T11_T12_simulate_with_teams_constraints_and_a_cut_then_verify(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`opus tournament simulate --teams --constraints --cut k` plays the cut
+    (T12) and prints the final ranking; the store then verifies (T10.1)."""
+    result = invoke(
+        tmp_path,
+        *("simulate", "--players", "13", "--rounds", "2", "--bot", "random"),
+        *("--teams", "3", "--constraints", "3", "--cut", "3", "--seed", "4"),
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    start = lines.index("final ranking (T12.4)")
+    ranking = lines[start + 1 : start + 14]
+    assert [int(line.split()[0]) for line in ranking] == list(range(1, 14))
+    assert [line.endswith("(final, place 1)") for line in ranking][:1] == [True]
+    assert sum("(semifinal, place" in line for line in ranking) >= 6
+    assert ranking[-1].endswith("(swiss)")
+    tournament = re.search(r"^tournament: (\S+)$", result.output, re.M)
+    assert tournament is not None
+    for key, value in {
+        "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+        "SQLITE_DBNAME": str(tmp_path / "e.db"),
+    }.items():
+        monkeypatch.setenv(key, value)
+    verified = CliRunner().invoke(main, ["verify", "--tournament", tournament.group(1)])
+    assert verified.exit_code == 0, verified.output
+    assert "re-derived" in verified.output
+
+
+def test_T11_1_T12_an_organiser_names_teams_a_constraint_and_a_cut(tmp_path: Path) -> None:
+    created = invoke(
+        tmp_path, "create", "--name", "Families", "--rounds", "1", "--cut", "1", "--tables", "3/3/3"
+    )
+    assert created.exit_code == 0, created.output
+    tournament = re.search(r"^tournament: (\S+)$", created.output, re.M)
+    organiser = re.search(r"^organiser token: (\S+)$", created.output, re.M)
+    assert tournament is not None and organiser is not None
+    ids = ["--tournament", tournament.group(1)]
+    by_organiser = [*ids, "--token", organiser.group(1)]
+    for n, team in enumerate(["Home", "home ", "", "", "", ""], start=1):
+        registered = invoke(tmp_path, "register", *ids, "--name", f"P{n}", "--team", team)
+        assert registered.exit_code == 0, registered.output
+    bad = invoke(tmp_path, "register", *ids, "--name", "P7", "--team", "\u202eevil")
+    assert bad.exit_code == 1 and "T11.1" in bad.output
+    same = invoke(tmp_path, "constrain", *by_organiser, "--players", "3,3", "--reason", "x")
+    assert same.exit_code == 1 and "T11.1" in same.output
+    kept = invoke(tmp_path, "constrain", *by_organiser, "--players", "4,3", "--reason", "siblings")
+    assert kept.exit_code == 0 and "players 4 and 3 kept apart" in kept.output
+    paired = invoke(tmp_path, "pair", *by_organiser)
+    assert paired.exit_code == 0, paired.output
+    tables = re.findall(
+        r"^table \d: game \S+: (.*) \(repeats 0, spread 0, kept apart 0\)$", paired.output, re.M
+    )
+    assert len(tables) == 2  # P1 and P2 (one team) apart, P3 and P4 apart: (c) = 0 at both
+    late = invoke(tmp_path, "constrain", *by_organiser, "--players", "1,5", "--reason", "late")
+    assert late.exit_code == 1 and "T11.1" in late.output

@@ -422,3 +422,98 @@ def test_standings_served_after_a_finish_before_round_one_are_the_recorded_ones(
         assert served["rows"] == [row.to_json() for row in state(app, tournament).standings()]
     finally:
         app.extensions["opus"].close()
+
+
+# ---- revision 4: teams, constraints and the cut (T11, T12) --------------------------------
+
+
+def test_T11_1_T12_1_creation_takes_a_procedure_and_a_cut_registration_a_team(
+    app: Flask, client: FlaskClient
+) -> None:
+    for body, status, rule in (
+        ({"cut": 2}, 409, "T12.1"),  # k ∈ {1, 3, 4, 5}
+        ({"cut": 5, "tables": {"min": 3, "preferred": 4, "max": 4}}, 409, "T12.1"),
+        ({"cut": 6}, 422, None),
+        ({"cut": "3"}, 422, None),
+        ({"procedure": "swap-2"}, 422, None),
+    ):
+        answer = client.post("/tournaments", json={"name": "Refused", **body})
+        refused(answer, status, rule)
+    tournament, _ = create(client, cut=3, procedure="swap-1", rounds=2)
+    made = state(app, tournament)
+    assert (made.procedure, made.cut, made.revised) == ("swap-1", 3, True)
+    plain, _ = create(client)
+    assert state(app, plain).procedure == "regroup-1"  # the default (T4.2b)
+    path = f"/tournaments/{tournament}/players"
+    accepted = client.post(path, json={"name": "Ada", "team": "Red Lions"})
+    assert accepted.status_code == 201, accepted.json
+    refused(client.post(path, json={"name": "Bo", "team": "\u202eRed"}), 409, "T11.1")
+    refused(client.post(path, json={"name": "Bo", "team": "x" * 41}), 422)
+    assert [r.team for r in state(app, tournament).registrations] == ["Red Lions"]
+
+
+def test_T11_1_a_constraint_is_the_organisers_until_round_1_is_paired(
+    app: Flask, client: FlaskClient
+) -> None:
+    tournament, organiser = create(client)
+    tokens = register(client, tournament, NAMES[:6])
+    path = f"/tournaments/{tournament}/constraints"
+    body = {"players": [2, 5], "reason": "siblings", "by": "Arbiter"}
+    refused(client.post(path, json=body, headers=bearer(tokens[2])), 403)
+    refused(organiser_post(client, path, organiser, {**body, "players": [2, 2]}), 409, "T11.1")
+    refused(organiser_post(client, path, organiser, {**body, "players": [2]}), 422)
+    added = organiser_post(client, path, organiser, {**body, "players": [5, 2]})
+    assert added.status_code == 201, added.json
+    assert state(app, tournament).constraints == [(2, 5)]
+    pair(client, tournament, organiser)
+    refused(organiser_post(client, path, organiser, body), 409, "T11.1")
+    paired = state(app, tournament).rounds[0]
+    assert not any({2, 5} <= set(t.players) for t in paired.tables)
+
+
+def test_T12_the_cut_is_paired_over_http_and_shown_with_shares_seeds_and_ranking(
+    tmp_path: Path,
+) -> None:
+    """Seven players, one Swiss round, a cut of one table (k = 1): the pairing
+    command after the Swiss round pairs the final (T12.2), its seats by
+    seed; the read side shows the stage, the seeds, every table's shares and
+    the final ranking (T12.4)."""
+    app = embedded_app(tmp_path, run_projections=True)
+    client = app.test_client()
+    try:
+        tournament, organiser = create(client, rounds=1, cut=1)
+        tokens = register(client, tournament, NAMES)
+        for name, player in (("Ada", 1), ("Boris", 2)):
+            team = client.post(
+                f"/tournaments/{tournament}/constraints",
+                json={"players": [player, player + 2], "reason": f"{name}'s family"},
+                headers=bearer(organiser),
+            )
+            assert team.status_code == 201, team.json
+        assert pair(client, tournament, organiser) == 1
+        play_round(app, client, tournament, tokens)
+        assert pair(client, tournament, organiser) == 2
+        play_round(app, client, tournament, tokens)
+        again = organiser_post(client, f"/tournaments/{tournament}/rounds", organiser)
+        refused(again, 409, "T12.2")  # the cut is played: only the finish is left
+        finished = organiser_post(client, f"/tournaments/{tournament}/finish", organiser)
+        after = finished.json["position"]
+        doc = client.get(f"/tournaments/{tournament}?after={after}").json["data"]
+        live = state(app, tournament)
+        assert (doc["procedure"], doc["cut"]) == ("regroup-1", 1)
+        assert doc["constraints"] == [
+            {"players": [1, 3], "reason": "Ada's family", "by": "organiser"},
+            {"players": [2, 4], "reason": "Boris's family", "by": "organiser"},
+        ]
+        swiss, final = doc["rounds_paired"]
+        assert (swiss["stage"], final["stage"]) == ("swiss", "final")
+        assert final["procedure"] == "cut" and final["byes"] == []
+        assert final["tables"][0]["seeds"] == [1, 2, 3, 4]  # seats by seed (T12.2)
+        assert swiss["objective_c"] == "0/1" and swiss["tables"][0]["seeds"] is None
+        for paired, round_ in zip((swiss, final), live.rounds, strict=True):
+            assert [t["shares"] for t in paired["tables"]] == [s.shares for s in round_.tables]
+        ranking = doc["finished"]["ranking"]
+        assert [row["reached"] for row in ranking] == ["final"] * 4 + ["swiss"] * 3
+        assert ranking[0]["place"] == 1 and ranking[-1]["place"] is None
+    finally:
+        app.extensions["opus"].close()

@@ -48,7 +48,8 @@ def test_live_tournament_views_equal_a_rebuild_and_every_past_one_its_events(
     app = opus
     runners = run_all(views, events_env)
     try:
-        run = enter_tournament(app, players=9, rounds=3, seed=77)
+        # revision 4's events too: teams, a constraint, the cut (T11, T12)
+        run = enter_tournament(app, players=9, rounds=3, seed=77, teams=2, constraints=1, cut=1)
         registered = last_position(app)
         app.tournaments.penalise(run.tournament, 2, Fraction(1, 2), "late", "arbiter")
         play_on(app, run, "random", drop_rate=0.2)
@@ -80,6 +81,11 @@ def test_live_tournament_views_equal_a_rebuild_and_every_past_one_its_events(
         assert doc is not None and standings is not None
         assert doc["status"] == past.status and doc["position"] <= position
         assert [p["dropped"] for p in doc["players"]] == [r.dropped for r in past.registrations]
+        assert [p["team"] for p in doc["players"]] == [r.team for r in past.registrations]
+        assert [c["players"] for c in doc["constraints"]] == [list(c) for c in past.constraints]
+        assert [r["stage"] != "swiss" for r in doc["rounds_paired"]] == [
+            r.cut for r in past.rounds
+        ]
         rows = past.standings()
         if past.seed is not None:  # before round 1 the view's are provisional
             assert standings["rows"] == [row.to_json() for row in rows]
