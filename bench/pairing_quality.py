@@ -1,25 +1,33 @@
-"""How good and how fast is T4.2's `swap-1`, and the candidates `swap-2` and
-`regroup-1` (bench/pairing_procedures.py)?
+"""How good and how fast are T4.2's `swap-1` and T4.2b's `regroup-1` (the
+default from revision 4 on), both as domain/tournaments/pairing.py runs them?
 
 Quality: for n = 3…12 players and several seeded trials, play 3 rounds with
 random places at every table (match points by T5.2, no shared places; rounds
-2 and 3 paired by `swap-1`, as the service does), then pair round 4 with each
-procedure (the same byes and cut) and compare the objective W·(a) + (b) it
-reaches with the best of every way to split the players into tables of T3's
-sizes (tables as unordered sets). Prints, per n and procedure, how often it
-found that optimum and the mean and largest excess over it.
+2 and 3 paired by `swap-1`), then pair round 4 with each procedure (the same
+byes and cut) and compare the objective W·(a) + (b) it reaches with the best
+of every way to split the players into tables of T3's sizes (tables as
+unordered sets). Prints, per n and procedure, how often it found that
+optimum and the mean and largest excess over it. `regroup-1` is also held
+to the proposal it was adopted from (bench/pairing_procedures.py): the same
+tables, asserted.
+
+With teams (T11.2): the same with the players in two or three teams, the
+objective the pair ((c), W·(a) + (b)): how often each procedure reaches the
+optimum pair, how often its (c) is above the optimum's, and its mean excess
+in W·(a) + (b) where (c) is optimal.
 
 Beyond n = 12 the optimum is out of reach: for a few larger n (4 rounds
-played, round 5 paired), each procedure's mean excess over the best of the
-three, and in how many trials it is below / above `swap-1`.
+played, round 5 paired), each procedure's mean excess over the better of the
+two, and in how many trials `regroup-1` is below `swap-1` (never above:
+asserted).
 
-Speed: times ``pair_later_round`` (and its equivalent with each candidate in
-place of `swap-1`) for 1,000 and 10,000 players at round 5, after 4 rounds of
-random tables and random results (some penalties of 1/2).
+Speed: times ``pair_later_round`` with each procedure for 1,000 and 10,000
+players at round 5, after 4 rounds of random tables and random results
+(some penalties of 1/2), without teams and with 50 teams.
 
 The standings here are match points with a random tie-break, not all of
 T6.1: enough to feed the pairing realistic inputs.
-Run: ``python bench/pairing_quality.py [--trials 200]`` (about a minute).
+Run: ``python bench/pairing_quality.py [--trials 200]`` (a few minutes).
 """
 
 from __future__ import annotations
@@ -37,6 +45,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import pairing_procedures
 from domain.tournaments.pairing import (
+    REGROUP_1,
+    SWAP_1,
+    conflicts_at,
     objective,
     pair_first_round,
     pair_later_round,
@@ -44,13 +55,14 @@ from domain.tournaments.pairing import (
 )
 from domain.tournaments.tables import TableSizes, cut, fewest_byes, partition
 
-CANDIDATES = ("swap-2", "regroup-1")  # compared with swap-1
+CANDIDATES = (REGROUP_1,)  # compared with swap-1
 SIZES = TableSizes()
 WEIGHT = 6
 BYE = Fraction(6)  # T3.2
 
 Met = dict[tuple[int, int], int]
 Points = dict[int, Fraction]
+Pair = tuple[int, int]
 
 
 def play(tables: Sequence[Sequence[int]], points: Points, rng: random.Random) -> None:
@@ -123,17 +135,17 @@ def optimum(players: list[int], parts: Sequence[int], met: Met, points: Points) 
 def objectives(
     ranked: list[int], byes: dict[int, int], met: Met, points: Points
 ) -> tuple[list[list[int]], list[Fraction]]:
-    """Round's pairing by `swap-1` (its tables) and every procedure's objective,
-    `swap-1` first. Each candidate starts from `swap-1`'s tables, so it is never
-    above it (asserted)."""
+    """The round's pairing by `swap-1` (its tables) and every procedure's
+    objective, `swap-1` first; `regroup-1` is never above it (asserted) and
+    gives the proposal's tables (asserted)."""
     pairing = pair_later_round(ranked, byes, met, points, SIZES, WEIGHT)
     values = [pairing.objective]
     for name in CANDIDATES:
-        improve = pairing_procedures.PROCEDURES[name]
-        other = pairing_procedures.pair_later_round(
-            ranked, byes, met, points, SIZES, WEIGHT, improve
+        other = pair_later_round(ranked, byes, met, points, SIZES, WEIGHT, None, name)
+        proposed = pairing_procedures.pair_later_round(
+            ranked, byes, met, points, SIZES, WEIGHT, pairing_procedures.PROCEDURES[name]
         )
-        assert other.byes == pairing.byes
+        assert other.tables == proposed.tables and other.byes == pairing.byes
         assert other.objective == objective(other.tables, met, points, WEIGHT)
         assert other.objective <= pairing.objective
         values.append(other.objective)
@@ -184,9 +196,73 @@ def quality(trials: int, seed: int) -> None:
         print(f"{n:>3} {shape(n):>7} {trials:>6} {columns}")
 
 
+def team_optimum(
+    players: list[int], parts: Sequence[int], met: Met, points: Points, conflicts: set[Pair]
+) -> tuple[int, Fraction]:
+    """The lowest ((c), W·(a) + (b)) over every split into tables of ``parts``."""
+    share: dict[tuple[int, ...], tuple[int, Fraction]] = {}
+
+    def value(table: list[int]) -> tuple[int, Fraction]:
+        key = tuple(table)
+        if key not in share:
+            share[key] = (
+                conflicts_at([table], conflicts),
+                objective([table], met, points, WEIGHT),
+            )
+        return share[key]
+
+    best: tuple[int, Fraction] | None = None
+    for tables in splits(players, list(parts)):
+        c, rest = 0, Fraction(0)
+        for table in tables:
+            tc, tr = value(table)
+            c, rest = c + tc, rest + tr
+        if best is None or (c, rest) < best:
+            best = (c, rest)
+    assert best is not None
+    return best
+
+
+def with_teams(trials: int, seed: int) -> None:
+    rng = random.Random(seed)
+    print(f"With teams (T11.2), round 4, W = {WEIGHT}: against the optimum pair ((c), W·(a) + (b))")
+    print("(opt: share of trials at the optimum pair; c>: share with (c) above the optimum's;")
+    print(" mean: excess in W·(a) + (b) over the optimum where (c) is optimal)")
+    names = "".join(f"{name:>21}" for name in (SWAP_1, *CANDIDATES))
+    print(f"{'':>22}{names}")
+    print(f"{'n':>3} {'teams':>5} {'trials':>6}  {'   opt    c>   mean' * (1 + len(CANDIDATES))}")
+    for n in range(6, 13):
+        teams = 2 if n < 9 else 3
+        results: list[list[tuple[bool, bool, Fraction]]] = [[] for _ in range(1 + len(CANDIDATES))]
+        for _ in range(trials):
+            ranked, met, points, byes = tournament(n, 3, rng)
+            team = {p: rng.randrange(teams) for p in ranked}
+            conflicts = {(p, q) for p in ranked for q in ranked if p < q and team[p] == team[q]}
+            for column, name in zip(results, (SWAP_1, *CANDIDATES), strict=True):
+                pairing = pair_later_round(
+                    ranked, byes, met, points, SIZES, WEIGHT, conflicts, name
+                )
+                seated = sorted(p for t in pairing.tables for p in t)
+                parts = [len(t) for t in pairing.tables]
+                best = team_optimum(seated, parts, met, points, conflicts)
+                reached = (pairing.conflicts, pairing.objective)
+                assert reached >= best
+                column.append((reached == best, reached[0] > best[0], reached[1] - best[1]))
+            swap, regroup = results[0][-1], results[1][-1]
+            assert (not regroup[1]) or swap[1]  # regroup-1's (c) is never above swap-1's here
+        columns = ""
+        for column in results:
+            optimal = sum(1 for ok, _, _ in column if ok) / len(column)
+            above = sum(1 for _, worse, _ in column if worse) / len(column)
+            excess = [e for _, worse, e in column if not worse]
+            mean = float(sum(excess, Fraction(0)) / len(excess)) if excess else 0.0
+            columns += f"  {optimal:>5.0%} {above:>5.0%} {mean:>6.2f}"
+        print(f"{n:>3} {teams:>5} {trials:>6}{columns}")
+
+
 def larger(trials: int, seed: int) -> None:
     rng = random.Random(seed)
-    print(f"Larger n, round 5, W = {WEIGHT}: against the best of the three procedures")
+    print(f"Larger n, round 5, W = {WEIGHT}: against the better of the two procedures")
     print("(opt: share of trials at that best; mean, max: excess over it; below: trials")
     print(" where the candidate is below swap-1, never above: asserted)")
     header(f"{'n':>3} {'tables':>7} {'trials':>6}", below=True)
@@ -205,8 +281,9 @@ def larger(trials: int, seed: int) -> None:
         print(f"{n:>3} {shape(n):>7} {trials:>6} {columns}{counts}")
 
 
-def speed(n: int, seed: int) -> None:
-    """Times round 5's pairing of n players after 4 random rounds, by each procedure."""
+def speed(n: int, seed: int, teams: int = 0) -> None:
+    """Times round 5's pairing of n players after 4 random rounds, by each
+    procedure; with ``teams``, the players in that many teams (T11.2)."""
     rng = random.Random(seed)
     players = list(range(1, n + 1))
     points = {p: Fraction(0) for p in players}
@@ -221,18 +298,22 @@ def speed(n: int, seed: int) -> None:
         points[p] -= Fraction(1, 2)  # T7.2: penalties
     met = pairs_met(history)
     ranked = standings(players, points, rng)
+    conflicts = None
+    if teams:
+        team = {p: p % teams for p in players}
+        by_team: dict[int, list[int]] = {}
+        for p in players:
+            by_team.setdefault(team[p], []).append(p)
+        conflicts = {(p, q) for group in by_team.values() for p in group for q in group if p < q}
     before = objective(cut(ranked, parts), met, points, WEIGHT)
-    start = time.perf_counter()
-    pairing = pair_later_round(ranked, {}, met, points, SIZES, WEIGHT)
-    elapsed = time.perf_counter() - start
-    columns = f"{elapsed:>9.3f} {float(pairing.objective):>7.1f}"
-    for name in CANDIDATES:
-        improve = pairing_procedures.PROCEDURES[name]
+    columns = ""
+    for name in (SWAP_1, *CANDIDATES):
         start = time.perf_counter()
-        other = pairing_procedures.pair_later_round(ranked, {}, met, points, SIZES, WEIGHT, improve)
+        pairing = pair_later_round(ranked, {}, met, points, SIZES, WEIGHT, conflicts, name)
         elapsed = time.perf_counter() - start
-        columns += f" {elapsed:>9.3f} {float(other.objective):>7.1f}"
-    print(f"{n:>7} {len(pairing.tables):>7} {float(before):>9.1f} {columns}")
+        columns += f" {elapsed:>9.3f} {float(pairing.objective):>7.1f} {pairing.conflicts:>4}"
+    label = f"{teams} teams" if teams else "no team"
+    print(f"{n:>7} {label:>9} {len(parts):>7} {float(before):>9.1f} {columns}")
 
 
 def main() -> None:
@@ -243,14 +324,20 @@ def main() -> None:
     started = time.perf_counter()
     quality(args.trials, args.seed)
     print()
+    with_teams(max(20, args.trials // 4), args.seed + 2)
+    print()
     larger(max(100, args.trials // 2), args.seed + 1)
     print()
     print("pair_later_round at round 5 (4 random rounds before), W = 6, sizes 3/4/5")
-    names = "".join(f"{name:>18}" for name in ("swap-1", *CANDIDATES))
-    print(f"{'':>25}{names}")
-    print(f"{'players':>7} {'tables':>7} {'cut value':>9}{'   seconds   value' * 3}")
+    names = "".join(f"{name:>23}" for name in (SWAP_1, *CANDIDATES))
+    print(f"{'':>35}{names}")
+    print(
+        f"{'players':>7} {'':>9} {'tables':>7} {'cut value':>9}"
+        f"{'   seconds   value  (c)' * (1 + len(CANDIDATES))}"
+    )
     for n in (1_000, 10_000):
         speed(n, args.seed + n)
+        speed(n, args.seed + n, teams=50)
     print(f"\n(whole run {time.perf_counter() - started:.1f} s)")
 
 

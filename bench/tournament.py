@@ -1,9 +1,11 @@
 """Tournaments: pairing speed, and a tournament's overhead on its games.
 
 From one run it prints:
-- the time to pair round 5 (T4.2 `swap-1`, T3, T4.3 seats, with the
-  standings it needs) for 1,000 and 10,000 players after four rounds of
-  random results (targets: under 1 s and under 10 s);
+- the time to pair round 5 (T3, T4.2b `regroup-1`, the default, and T4.2
+  `swap-1`, T4.3 seats, with the standings it needs, each table's shares)
+  for 1,000 and 10,000 players after four rounds of random results
+  (targets: under 1 s and under 10 s), without teams and with the players
+  in 50 teams (T11.2: (c) first);
 - a 64-player, 5-round tournament of greedy bots through the application
   service on SQLite (register, pair, every move by its seat's token, every
   result and seal, finish) against the same games played outside a
@@ -32,9 +34,9 @@ from domain.bots import BOTS
 from domain.moves import Move
 from domain.pipeline import Caller
 from domain.simulation import enter_tournament, token_hash, token_of
-from domain.tournaments.decide import pair_round
+from domain.tournaments.decide import decide_pairing, pair_round
 from domain.tournaments.seeds import game_secret
-from domain.tournaments.state import TournamentState
+from domain.tournaments.state import REGROUP_1, SWAP_1, TournamentState
 
 Moves = dict[tuple[int, int], list[Move]]
 Plan = dict[tuple[int, int], tuple[int, ...]]
@@ -43,8 +45,11 @@ Plan = dict[tuple[int, int], tuple[int, ...]]
 # ---- pairing ------------------------------------------------------------------
 
 
-def state_after_random_rounds(players: int, rounds: int, seed: int) -> TournamentState:
-    """A tournament's state after ``rounds`` paired rounds of random results."""
+def state_after_random_rounds(
+    players: int, rounds: int, seed: int, procedure: str = REGROUP_1, teams: int = 0
+) -> TournamentState:
+    """A tournament's state after ``rounds`` paired rounds of random results,
+    paired by ``procedure``, the players in ``teams`` teams (none for 0)."""
     rng = random.Random(seed)
     state = TournamentState.from_created(
         {
@@ -59,10 +64,15 @@ def state_after_random_rounds(players: int, rounds: int, seed: int) -> Tournamen
             "rounds": None,
             "beacon": "",
             "unicode_version": "",
+            "procedure": procedure,
+            "cut": None,
         }
     )
     for n in range(1, players + 1):
-        state.evolve("PlayerRegistered", {"player": n, "name": f"P{n}", "contribution": str(n)})
+        team = f"T{n % teams}" if teams else ""
+        state.evolve(
+            "PlayerRegistered", {"player": n, "name": f"P{n}", "contribution": str(n), "team": team}
+        )
     tournament_seed = rng.randbytes(32)
     for r in range(1, rounds + 1):
         pairing, seats = pair_round(state, r, tournament_seed)
@@ -94,11 +104,13 @@ def state_after_random_rounds(players: int, rounds: int, seed: int) -> Tournamen
     return state
 
 
-def time_pairing(players: int) -> float:
-    state = state_after_random_rounds(players, 4, seed=players)
+def time_pairing(players: int, procedure: str = REGROUP_1, teams: int = 0) -> float:
+    """Round 5's whole pairing decision (standings, T3, the procedure, T4.3,
+    the shares, the games' ids and secrets), as the service makes it."""
+    state = state_after_random_rounds(players, 4, seed=players, procedure=procedure, teams=teams)
     assert state.seed is not None
     started = time.perf_counter()
-    pair_round(state, 5, state.seed)
+    decide_pairing(state, uuid.UUID(int=players))
     return time.perf_counter() - started
 
 
@@ -180,9 +192,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--seed", type=int, default=5)
     args = parser.parse_args(argv)
-    print("pairing round 5 after four random rounds (T3, T4.2 swap-1, T4.3)")
+    print("pairing round 5 after four random rounds (T3, T4.2b / T4.2, T4.3, T11.3 shares)")
+    print(f"  {'':>14} {REGROUP_1:>10} {SWAP_1:>8} {'regroup-1, 50 teams':>20}")
     for size in (int(s) for s in args.sizes.split(",") if s):
-        print(f"  {size:>6} players: {time_pairing(size):6.3f} s")
+        regroup = time_pairing(size)
+        swap = time_pairing(size, SWAP_1)
+        teams = time_pairing(size, REGROUP_1, teams=50)
+        print(f"  {size:>6} players: {regroup:8.3f} s {swap:6.3f} s {teams:18.3f} s")
     moves, plan = record(args.players, args.rounds, args.seed)
     games = len(moves)
     count = sum(len(m) for m in moves.values())
