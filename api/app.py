@@ -43,6 +43,7 @@ from api.ratelimit import (
 from api.runtime import Services
 from api.schemas import ErrorSchema
 from api.web import account_pages, bot_pages, desk, pages, people_pages, rules_pages
+from infra import bot_driver
 from infra.bootstrap import open_services
 from infra.broker import RedisBroker
 from infra.logthrottle import LogThrottle
@@ -151,9 +152,13 @@ def rate_limiter(services: Services, settings: Settings, limit: RateLimit) -> Li
 
 def build_services(settings: Settings) -> Services:
     """The HTTP service's parts from the composition root (infra/bootstrap.py),
-    each event the application records published to the game's live streams."""
+    each event the application records published to the game's live streams;
+    with ``OPUS_BOTS``, the bots at lobby tables moving (infra/bot_driver.py)."""
     services = open_services(settings)
     services.opus.listeners.append(stream.publisher(services))
+    if settings.bots:
+        bots = bot_driver.start(services.opus, services.views, settings.bot_delay_seconds)
+        services.closers.append(bots.stop)
     return services
 
 

@@ -35,6 +35,8 @@ LIMITED_ENDPOINTS = frozenset(
         "pages.join",
         "pages.desk_create",  # a tournament created, a player registering (api/web/desk.py)
         "pages.tournament_register",
+        "pages.play_bots",  # a game against bots, a bot added (api/web/bot_pages.py)
+        "pages.add_bot",
     }
 )
 MAX_CLIENTS = 100_000  # clients remembered by one process

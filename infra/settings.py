@@ -29,6 +29,11 @@ default, ``eventsourcing.postgres``, or ``eventsourcing.popo`` in memory),
   origin passkeys are made and used on, for a deployment behind a proxy
   (``example.org``, ``https://example.org``); by default the request's host
   (without its port) and origin;
+- ``OPUS_BOTS`` (1): the HTTP service plays its bots' moves at lobby games'
+  tables (infra/bot_driver.py); 0 leaves bot seats waiting (another
+  process on the same store may play them);
+- ``OPUS_BOT_DELAY_SECONDS`` (0.6): how long a bot waits after a game
+  changes before it moves, so that people can follow;
 - ``OPUS_TRUSTED_PROXIES`` (0): how many proxies stand in front of the
   service; the client's address is then taken from their X-Forwarded-For
   (docker-compose's nginx: 1); with 0 the header is never believed;
@@ -102,6 +107,8 @@ DEFAULT_INACTIVITY_SECONDS = 300.0  # R3.5: a seat's turn left idle this long ma
 DEFAULT_RATE_LIMIT = "300/60"  # creates and joins per client: N in any S seconds
 DEFAULT_SIGN_IN_RATE_LIMIT = "10/60"  # sign-up and sign-in posts per client: N in any S seconds
 DEFAULT_CHALLENGE_SECONDS = 300.0  # a passkey ceremony's challenge lives this long
+DEFAULT_BOTS = True  # the HTTP service plays its bots' moves
+DEFAULT_BOT_DELAY_SECONDS = 0.6  # a bot's pause before its move, for people to follow
 DEFAULT_TRUSTED_PROXIES = 0  # proxies in front whose X-Forwarded-For names the client
 DEFAULT_RUNNER_BATCH_SIZE = RUNNER_BATCH_SIZE
 DEFAULT_REBUILD_BATCH_SIZE = REBUILD_BATCH_SIZE
@@ -186,6 +193,8 @@ class Settings:
     inactivity_seconds: float = DEFAULT_INACTIVITY_SECONDS
     rate_limit: str = DEFAULT_RATE_LIMIT
     trusted_proxies: int = DEFAULT_TRUSTED_PROXIES
+    bots: bool = DEFAULT_BOTS
+    bot_delay_seconds: float = DEFAULT_BOT_DELAY_SECONDS
     sign_in_rate_limit: str = DEFAULT_SIGN_IN_RATE_LIMIT
     challenge_seconds: float = DEFAULT_CHALLENGE_SECONDS
     rp_id: str = ""  # the WebAuthn relying party's id ("": the request's host)
@@ -236,6 +245,8 @@ class Settings:
             ),
             rate_limit=env.get("OPUS_RATE_LIMIT", DEFAULT_RATE_LIMIT),
             trusted_proxies=_number(env, "OPUS_TRUSTED_PROXIES", int, DEFAULT_TRUSTED_PROXIES),
+            bots=env.get("OPUS_BOTS", "1") not in FALSE,
+            bot_delay_seconds=_seconds(env, "OPUS_BOT_DELAY_SECONDS", DEFAULT_BOT_DELAY_SECONDS),
             sign_in_rate_limit=env.get("OPUS_SIGN_IN_RATE_LIMIT", DEFAULT_SIGN_IN_RATE_LIMIT),
             challenge_seconds=_positive(env, "OPUS_CHALLENGE_SECONDS", DEFAULT_CHALLENGE_SECONDS),
             rp_id=env.get("OPUS_RP_ID", ""),
@@ -324,6 +335,14 @@ def _positive(env: Mapping[str, str], name: str, default: float) -> float:
     value = _number(env, name, float, default)
     if not value > 0:
         raise ValueError(f"{name}={value} must be more than 0")
+    return value
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    """A number of seconds, 0 or more."""
+    value = _number(env, name, float, default)
+    if not value >= 0:
+        raise ValueError(f"{name}={value} must be 0 or more")
     return value
 
 

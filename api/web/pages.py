@@ -57,6 +57,7 @@ from api.commands_http import MOVE_SCHEMAS, move_of, move_request
 from api.errors import EVENTS_DOWN, ApiError, status_of
 from api.runtime import services
 from api.web import i18n, present
+from api.web.bot_marks import bot_kinds, mark_bots
 from api.web.i18n import LANG_COOKIE, LANGS, card_info, negotiate, text
 from api.web.replay import (
     UPLOADED_REPLAYS,
@@ -360,6 +361,7 @@ def table_context(game_id: UUID, after: int | None) -> dict[str, Any]:
         "hand": hand,
         "offers": offers,
         "organiser": organiser_hash(request, game_id) is not None,
+        "bots": bot_kinds(game_id, doc["players"]),  # seat -> kind (api/web/bot_marks.py)
         "fresh": fresh,
         "award_href": lambda award: f"#log-{award['cause_version']}",
     }
@@ -404,7 +406,8 @@ def log_item_html(entry: dict[str, Any], names: list[str], lang: str) -> Markup:
 
 
 def log_entries(game_id: UUID, since: int) -> list[dict[str, Any]]:
-    return services().views.move_log(game_id, since=since)
+    """The move log after ``since``, each of a bot's moves with its kind."""
+    return mark_bots(services().views.move_log(game_id, since=since), bot_kinds(game_id))
 
 
 # ---- the lobby -------------------------------------------------------------------------------
