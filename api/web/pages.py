@@ -74,14 +74,14 @@ from api.web.session import (
     keep_csrf,
     keep_token,
     new_holding,
-    organiser_hash,
     organiser_cookie,
+    organiser_hash,
     registration_hash,
     seat_cookie,
     seat_hash,
     signed_in,
-from domain.engine import MAX_CONTRIBUTION
 )
+from domain.engine import MAX_CONTRIBUTION
 from domain.errors import (
     GameNotFoundError,
     NotAuthorisedError,
