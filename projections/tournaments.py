@@ -6,7 +6,9 @@ Keys per tournament:
   and the cut too), players (with their teams), the pairing constraints,
   every round (its stage: Swiss, semifinal or final; tables with games,
   players in seat order and their names, results, each table's shares of
-  the objective's terms and, in the cut, the players' seeds; byes, the
+  the objective's terms with the pairs behind them: those who had met
+  before and those kept apart, sharing a team or constrained; in the cut,
+  the players' seeds; byes, the
   objective, (c) and the procedure, the seal once closed), corrections and
   penalties with their reasons, the finish and its final ranking; version
   and position;
@@ -33,6 +35,7 @@ batch, when it commits.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import combinations
 from typing import Any
 
 from domain.disclosure import PUBLIC, disclose
@@ -164,6 +167,7 @@ def tournament_doc(model: TournamentModel) -> Doc:
         "beacon": state.beacon,
         "beacon_value": state.beacon_value,
         "unicode_version": state.unicode_version,
+        "revision": 4 if state.revised else 3,  # which rules it was created under
         "procedure": state.procedure,
         "cut": state.cut,
         "commitment": state.commitment,
@@ -176,9 +180,7 @@ def tournament_doc(model: TournamentModel) -> Doc:
             {"players": e["players"], "reason": e["reason"], "by": e["by"]}
             for e in model.constraints
         ],
-        "rounds_paired": [
-            _round_doc(model, round_, names, seeds, cut_rounds) for round_ in state.rounds
-        ],
+        "rounds_paired": _rounds_doc(model, names, seeds, cut_rounds),
         "corrections": [
             {
                 k: e[k]
@@ -197,12 +199,32 @@ def tournament_doc(model: TournamentModel) -> Doc:
     }
 
 
+def _rounds_doc(
+    model: TournamentModel, names: dict[int, str], seeds: dict[int, int], cut_rounds: list[Round]
+) -> list[Doc]:
+    """Every round's document, each table explained from the record alone
+    (T11.3): the pairs at it who had met before (m, the rounds they shared)
+    and the pairs at it who share a team or are constrained (revision 4)."""
+    state = model.state
+    conflicts = state.conflicts() if state.revised else set()
+    met: dict[tuple[int, int], int] = {}
+    out = []
+    for round_ in state.rounds:
+        out.append(_round_doc(model, round_, names, seeds, cut_rounds, met, conflicts))
+        for seat in round_.tables:
+            for p, q in combinations(sorted(seat.players), 2):
+                met[(p, q)] = met.get((p, q), 0) + 1
+    return out
+
+
 def _round_doc(
     model: TournamentModel,
     round_: Round,
     names: dict[int, str],
     seeds: dict[int, int],
     cut_rounds: list[Round],
+    met: dict[tuple[int, int], int],
+    conflicts: set[tuple[int, int]],
 ) -> Doc:
     state = model.state
     paired = model.paired[round_.number]
@@ -223,6 +245,14 @@ def _round_doc(
                 "names": [names[p] for p in seat.players],
                 "seeds": [seeds.get(p) for p in seat.players] if round_.cut else None,
                 "shares": recorded[seat.table].get("shares"),  # T11.3, revision 4
+                "repeats": [
+                    [p, q, met[(p, q)]]
+                    for p, q in combinations(sorted(seat.players), 2)
+                    if (p, q) in met
+                ],
+                "kept_apart": [
+                    [p, q] for p, q in combinations(sorted(seat.players), 2) if (p, q) in conflicts
+                ],
                 "result": _result(state, seat.game),
             }
             for seat in round_.tables

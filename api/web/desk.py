@@ -57,6 +57,7 @@ from api.runtime import services
 from api.schemas import WithdrawSchema
 from api.tournament_schemas import (
     CallSchema,
+    ConstraintSchema,
     CorrectionSchema,
     CreateTournamentSchema,
     DropSchema,
@@ -89,12 +90,14 @@ PAIR = PairSchema()
 CALL = CallSchema()
 CORRECT = CorrectionSchema()
 PENALISE = PenaltySchema()
+CONSTRAIN = ConstraintSchema()  # T11.1 (revision 4)
 SEAT = WithdrawSchema()
 
 INTEGER = re.compile(r"-?[0-9]{1,18}")
 # what a desk command did, said by the desk it leads to (``?done=``)
 DONE = frozenset(
     {"created", "registered", "dropped", "paired", "called", "corrected", "penalised", "finished"}
+    | {"constrained"}  # T11.1 (revision 4)
 )
 
 
@@ -291,6 +294,7 @@ def longest(schema: Schema, name: str) -> int | None:
 LIMITS = {
     "name": longest(REGISTER, "name"),
     "contribution": longest(REGISTER, "contribution"),
+    "team": longest(REGISTER, "team"),  # T11.1
     "by": longest(CALL, "by"),
     "reason": longest(CORRECT, "reason"),
     "beacon": longest(PAIR, "beacon"),
@@ -389,8 +393,13 @@ def desk_context(tournament_id: UUID, after: int | None) -> dict[str, Any]:
         "version": t["version"],
         "current": current,
         "open_round": current is not None and not current["closed"],
-        "registering": t["status"] != "finished" and len(rounds) < t["late_until"],
+        "registering": t["status"] != "finished"
+        and len(rounds) < t["late_until"]
+        and not last_round_paired(t),
         "needs_beacon": not rounds and bool(t["beacon"]),
+        # revision 4: constraints until round 1 is paired (T11.1); the cut next (T12)
+        "constraining": not rounds and t["status"] != "finished" and t.get("revision") == 4,
+        "cut_next": bool(t.get("cut")) and t["rounds"] is not None and len(rounds) == t["rounds"],
         "results": [(r, table) for r in rounds for table in r["tables"] if table["result"]],
         "active": [p for p in t["players"] if not p["dropped"]],
         "names": {p["player"]: p["name"] for p in t["players"]},
@@ -399,6 +408,15 @@ def desk_context(tournament_id: UUID, after: int | None) -> dict[str, Any]:
         "done": "",
         "notice": "",
     }
+
+
+def last_round_paired(t: dict[str, Any]) -> bool:
+    """T2.3 from revision 4 on: no registration once the last (Swiss) round is paired."""
+    return (
+        t.get("revision") == 4
+        and t["rounds"] is not None
+        and len(t["rounds_paired"]) >= t["rounds"]
+    )
 
 
 def desk_again(tournament_id: UUID) -> Callable[[Exception, str], str | None]:
@@ -448,11 +466,23 @@ def desk_register(tournament_id: UUID) -> str:
         args["name"],
         args["contribution"],
         caller=Caller(digest, expected_version=caller.expected_version),
+        team=args["team"],
     )
     context = desk_context(tournament_id, result.position)
     context["issued"] = {"player": result.value, "name": args["name"], "token": token}
     context["done"] = "registered"
     return render_template("web/desk_tournament.html", **context)
+
+
+@blp.post("/desk/tournament/<uuid:tournament_id>/constrain")
+def desk_constrain(tournament_id: UUID) -> BaseResponse:
+    """T11.1: two players kept apart, until round 1 is paired."""
+    caller = as_organiser(tournament_id)
+    args = load(CONSTRAIN, request.form)
+    result = tournaments().constrain(
+        tournament_id, args["players"], args["reason"], args["by"], caller=caller
+    )
+    return desk_redirect(tournament_id, result, "constrained")
 
 
 @blp.post("/desk/tournament/<uuid:tournament_id>/drop")
@@ -529,7 +559,9 @@ def tournament_visitor(t: dict[str, Any]) -> dict[str, Any]:
         "player": player,
         "me": me,
         "game": game,
-        "registering": t["status"] != "finished" and len(t["rounds_paired"]) < t["late_until"],
+        "registering": t["status"] != "finished"
+        and len(t["rounds_paired"]) < t["late_until"]
+        and not last_round_paired(t),
         # a signed-in browser acts with its account alone: a token cookie is not looked at
         "takes_tokens": signed_in(request) is None,
         "limits": LIMITS,
@@ -570,7 +602,7 @@ def tournament_register(tournament_id: UUID) -> BaseResponse:
         raise PageError(409, text("desk_registered_already", g.lang))
     token, digest = new_holding(request)
     result = tournaments().register(
-        tournament_id, args["name"], args["contribution"], caller=Caller(digest)
+        tournament_id, args["name"], args["contribution"], caller=Caller(digest), team=args["team"]
     )
     response = tournament_redirect(tournament_id, result)
     if token is not None:  # a signed-in browser's account holds it instead

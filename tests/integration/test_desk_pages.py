@@ -184,28 +184,28 @@ def test_the_create_form_offers_every_option_of_the_apis_schema(app: Flask) -> N
     # bounds from the schema: the table sizes' 2..5
     assert re.search(r'name="tables.min"[^>]* min="2" max="5"', page)
     for field in CREATE_FIELDS:  # every option has its words in both languages
-        for f in (field, *field.parts):
+        for f in (field, *field.parts):  # (in the pages' words, whichever area says them)
             assert isinstance(f, FormField)
-            assert all(WORDS[f.words]) and all(
-                WORDS[f"{f.words}_hint"] if f.kind != "choice" else "x"
+            assert all(STRINGS[f.words]) and all(
+                STRINGS[f"{f.words}_hint"] if f.kind != "choice" else "x"
             ), f.words
 
 
 def test_an_option_the_words_do_not_know_yet_is_offered_by_its_name_and_description() -> None:
     class Later(CreateTournamentSchema):  # the API's schema with an option added
-        procedure = fields.String(
-            load_default="swap-1",
-            validate=validate.OneOf(("swap-1", "regroup-1")),
-            metadata={"description": "T4.2's procedure."},
+        tiebreak = fields.String(
+            load_default="seed",
+            validate=validate.OneOf(("seed", "age")),
+            metadata={"description": "A tie-break to come."},
         )
 
     made = {f.name: f for f in form_fields(Later())}
-    procedure = made["procedure"]
-    assert procedure.kind == "choice" and procedure.choices == ("swap-1", "regroup-1")
-    assert procedure.default == "swap-1"
-    assert procedure.said("", "en") == "procedure"
-    assert procedure.said("_hint", "en") == "T4.2's procedure."
-    assert procedure.said("_regroup-1", "ru") == "regroup-1"
+    tiebreak = made["tiebreak"]
+    assert tiebreak.kind == "choice" and tiebreak.choices == ("seed", "age")
+    assert tiebreak.default == "seed"
+    assert tiebreak.said("", "en") == "tiebreak"
+    assert tiebreak.said("_hint", "en") == "A tie-break to come."
+    assert tiebreak.said("_age", "ru") == "age"
     assert made["name"].said("", "ru") == "Название турнира"  # one the words know
     assert made["weight"].description == "T4.2's pairing weight W."
     assert next(iter(made)) == "name"  # the required first
