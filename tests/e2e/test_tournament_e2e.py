@@ -1,9 +1,11 @@
 """A tournament end to end against a real server process (``opus serve``:
-SQLite events and views): 13 players over 3 rounds, every move posted over
+SQLite events and views): 13 players over 3 Swiss rounds and a top cut of
+three tables (T12: semifinals, then the final), every move posted over
 HTTP with its player's token, a drop in a running game, that game called, a
 correction and a penalty; then ``opus verify --tournament`` passes on the
 live store and on the exported file, and forged exports (chain recomputed)
-fail it naming their T rule (TOURNAMENT.md T10.1)."""
+fail it naming their T rule (TOURNAMENT.md T10.1), the cut's too (T12.2,
+T12.4)."""
 
 from __future__ import annotations
 
@@ -92,7 +94,7 @@ def test_a_13_player_tournament_over_http_verifies_and_forgeries_name_their_rule
 ) -> None:
     base, env = server
     client = Client(base)
-    created = client.post("/tournaments", {"name": "Autumn Open", "rounds": 3})
+    created = client.post("/tournaments", {"name": "Autumn Open", "rounds": 3, "cut": 3})
     tournament, organiser = created["tournament_id"], created["organiser_token"]
     tokens: dict[int, str] = {}
     for name in NAMES:
@@ -135,8 +137,29 @@ def test_a_13_player_tournament_over_http_verifies_and_forgeries_name_their_rule
                 {"player": 3, "points": "1/2", "reason": "late", "by": "arbiter"},
                 organiser,
             )
+    # T12: after the Swiss rounds the pairing command pairs the cut: the
+    # twelve active players in three semifinal tables of four (T12.1), seats
+    # by seed (T12.2); then the three winners' final (T12.3)
+    for number, shape in ((4, [4, 4, 4]), (5, [3])):
+        paired = client.post(f"/tournaments/{tournament}/rounds", {}, organiser)
+        assert paired["round"] == number
+        round_ = client.round_(tournament, number, paired["position"])
+        assert round_["procedure"] == "cut" and round_["byes"] == []
+        assert [len(t["players"]) for t in round_["tables"]] == shape
+        assert all(t["seeds"] == sorted(t["seeds"]) for t in round_["tables"])
+        for table in round_["tables"]:
+            seat_tokens = [tokens[p] for p in table["players"]]
+            after = client.play(table["game"], seat_tokens, max(after, paired["position"]))
+    over = client.post(f"/tournaments/{tournament}/rounds", {}, organiser, 409)
+    assert over["rule"] == "T12.2"
     finished = client.post(f"/tournaments/{tournament}/finish", {}, organiser)
     doc = client.get(f"/tournaments/{tournament}?after={finished['position']}")["data"]
+    ranking = doc["finished"]["ranking"]
+    assert [row["reached"] for row in ranking] == ["final"] * 3 + ["semifinal"] * 9 + ["swiss"]
+    assert [(r["round"], r["stage"]) for r in doc["rounds_paired"][3:]] == [
+        (4, "semifinal"),
+        (5, "final"),
+    ]
     assert doc["status"] == "finished" and doc["secret"]
     assert [p["dropped"] for p in doc["players"]].count(True) == 1
     assert {c["type"] for c in doc["corrections"]} == {"ResultCorrected", "PenaltyGiven"}
@@ -182,3 +205,17 @@ def test_a_13_player_tournament_over_http_verifies_and_forgeries_name_their_rule
         [r for r in games if r.aggregate_id == cut_game][:-3]
     )
     assert "T9.2" in forged("cut", own, cut)
+    semis = next(r for r in own if r.type == "RoundPaired" and (r.payload or {})["round"] == 4)
+
+    def reseed(payload: dict[str, Any]) -> None:
+        first = payload["tables"][0]["players"]
+        first[0], first[1] = first[1], first[0]
+
+    assert "T12.2" in forged("seeds", rewritten(own, semis.version, reseed), games)
+    finish = next(r for r in own if r.type == "TournamentFinished")
+
+    def reorder(payload: dict[str, Any]) -> None:
+        rows = payload["ranking"]
+        rows[0]["player"], rows[1]["player"] = rows[1]["player"], rows[0]["player"]
+
+    assert "T12.4" in forged("ranking", rewritten(own, finish.version, reorder), games)
