@@ -262,3 +262,32 @@ def test_T11_3_a_tables_shares_are_its_terms() -> None:
         1,
     )
     assert table_shares([1, 2, 3], met, points).c == 0  # no team, no constraint: 0
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.integers(6, 24),
+    st.sampled_from([SWAP_1, REGROUP_1]),
+    st.integers(1, 60),
+    st.randoms(use_true_random=False),
+)
+def test_T11_2_no_penalty_makes_a_constrained_pair_share_a_table(
+    n: int, procedure: str, penalty: int, rng: random.Random
+) -> None:
+    """The constrained pair alone carry penalties (halves, up to 30 match
+    points) that would put them together by W·(a) + (b): together their
+    spread is 0, apart each spreads a table. (c) comes first: apart."""
+    sizes = TableSizes()  # 3/4/5: no byes
+    players = list(range(1, n + 1))
+    pair = (players[0], players[1])
+    points = {p: F(12) for p in players} | {p: F(12) - F(penalty, 2) for p in pair}
+    conflicts = frozenset({pair})
+    ranked = [p for p in players if p not in pair] + list(pair)  # the pair at the bottom
+    together = pair_later_round(ranked, {}, {}, points, sizes, 6)
+    assert any(set(pair) <= set(t) for t in together.tables)  # W·(a) + (b) alone joins them
+    first = pair_first_round(players, rng.randbytes(32), sizes, 6, points, {}, conflicts, procedure)
+    later = pair_later_round(ranked, {}, {}, points, sizes, 6, conflicts, procedure)
+    for pairing in (first, later):
+        if not set(pair) & set(pairing.byes):
+            assert pairing.conflicts == 0
+            assert not any(set(pair) <= set(t) for t in pairing.tables)
