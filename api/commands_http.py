@@ -101,7 +101,9 @@ class Games(MethodView):
         result = opus.create(variant, caller=caller, admission=args["admission"])
         if result.replayed:  # the token was shown once, to the first request
             token = ""
-        invitation = opus.invitation_code(result.aggregate_id) if token else None
+        # the invitation code, to its organiser (a retry and an account key too)
+        organiser = opus.organises(result.aggregate_id, caller.token_hash or "")
+        invitation = opus.invitation_code(result.aggregate_id) if organiser else None
         return outcome(result.aggregate_id, result, organiser_token=token, invitation=invitation)
 
 

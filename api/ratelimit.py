@@ -35,6 +35,7 @@ LIMITED_ENDPOINTS = frozenset(
         "pages.join",
         "pages.desk_create",  # a tournament created, a player registering (api/web/desk.py)
         "pages.tournament_register",
+        "pages.desk_register",  # the organiser's registrations, like the API's
         "pages.play_bots",  # a game against bots, a bot added (api/web/bot_pages.py)
         "pages.add_bot",
     }

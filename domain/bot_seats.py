@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from uuid import UUID
 
-from domain.accounts.aggregate import bot_account_id
+from domain.accounts.aggregate import bot_account_id, reserved_for_bots
 from domain.application import Opus
 from domain.bots import BOTS
 from domain.errors import AccountNotFoundError, NameTakenError, SetupError
@@ -38,21 +38,10 @@ MAX_OF_A_KIND = MAX_PLAYERS  # a table may seat this many bots of one kind
 REFRESH_SECONDS = 5.0  # the store is read again for unknown bots at most this often
 
 
-def bot_name(kind: str, number: int) -> str:
-    """The name of a kind's ``number``-th bot account, as ``Opus.accounts.bot``
-    opens it (tests/unit/test_bot_seats.py holds the two together)."""
-    return f"{kind.capitalize()} bot" + ("" if number == 1 else f" {number}")
-
-
-BOT_NAMES = frozenset(
-    name_key(bot_name(kind, number)) for kind in BOTS for number in range(1, MAX_OF_A_KIND + 1)
-)
-
-
 def named_as_bot(name: str) -> bool:
     """Whether a seat's name is a bot account's (a person may take such a
     name too: only the seat's token hash says it is a bot)."""
-    return name_key(name) in BOT_NAMES
+    return reserved_for_bots(name)
 
 
 @dataclass(frozen=True)

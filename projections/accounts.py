@@ -9,7 +9,8 @@ account a seat or registration belongs to. Keys:
 - ``account:<id>``: id, name, kind ("person" or "bot:<kind>"), since;
 - ``holder:<holder key>``: the account id;
 - ``games:<id>``: the games it sat at or organised, oldest first:
-  ``{"game", "seat"}`` (seat None for a game it only organises);
+  ``{"game", "seat", "organiser"}`` (seat None for a game it only
+  organises, or whose seat was removed before the start);
 - ``tournaments:<id>``: ``{"tournament", "player"}`` likewise;
 - ``members:<game or tournament>``: the accounts seated or registered
   there, ``{<seat or registration number>: account id}`` (a seat from 0,
@@ -62,7 +63,7 @@ class AccountsView(ViewProjection):
         known = disclose(kind, p, ORGANISER, ended=False)
         account = account_of(tx, known["organiser_hash"])
         if account is not None:
-            tx.doc(f"games:{account}", []).append({"game": game, "seat": None})
+            tx.doc(f"games:{account}", []).append({"game": game, "seat": None, "organiser": True})
 
     @on(PlayerJoined)
     def _joined(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
@@ -82,11 +83,15 @@ class AccountsView(ViewProjection):
         if seat is not None:
             members[str(seat)] = account
         games: list[dict[str, Any]] = tx.doc(f"games:{account}", [])
-        for entry in games:
+        for n, entry in enumerate(games):
             if entry["game"] == game:
-                entry["seat"] = seat
+                if seat is None and not entry.get("organiser"):
+                    del games[n]  # its seat removed: no game of its any more
+                else:
+                    entry["seat"] = seat
                 return
-        games.append({"game": game, "seat": seat})
+        if seat is not None:
+            games.append({"game": game, "seat": seat, "organiser": False})
 
     @on(PlayerLeft)
     def _left(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:

@@ -79,6 +79,7 @@ from api.web.pages import PageError, blp, local_path, wants_json
 from api.web.session import (
     SESSION_COOKIE,
     end_session,
+    held_tokens,
     keep_session,
     signed_in,
 )
@@ -89,6 +90,7 @@ from domain.accounts.commands import (
     account_name,
     digest,
     key_account,
+    session_account,
 )
 from domain.errors import (
     AccountError,
@@ -348,6 +350,9 @@ def start_session(response: BaseResponse, value: str) -> None:
     if old is not None and previous and previous != value:
         with suppress(AccountError, AccountNotFoundError):
             services().opus.accounts.sign_out(old.id, digest(previous))
+    account_id = session_account(value)
+    if account_id is not None:  # the seats this browser took signed out stay its own
+        services().opus.accounts.adopt(account_id, held_tokens(request))
     keep_session(response, request, value)
 
 

@@ -104,9 +104,11 @@ def play_bots() -> BaseResponse:
     kinds = kinds_of(request.form.get("kind", DEFAULT_KIND), count_arg())
     opus = services().opus
     organiser_token, organiser = new_holding(request)
-    game_id = opus.create(RuleSet(), caller=Caller(organiser)).aggregate_id
+    # by invitation: no stranger takes a seat between its creation and its start
+    created = opus.create(RuleSet(), caller=Caller(organiser), admission="invitation")
+    game_id = created.aggregate_id
     seat_token, seat = new_holding(request)
-    opus.join(game_id, name, caller=Caller(seat))
+    opus.join(game_id, name, caller=Caller(seat), invitation=opus.invitation_code(game_id))
     seat_bots(opus, game_id, kinds)
     started = opus.start(game_id, caller=Caller(organiser))
     response = redirect(table_url(game_id, started.position), 303)

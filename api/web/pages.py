@@ -419,15 +419,14 @@ def lobby() -> str:
     views = services().views
     games = views.lobby()
     account = signed_in(request)
-    if account is not None:  # a signed-in browser's seats are its account's
+    seated = {  # this browser's seats: its cookies' and, signed in, its account's
+        doc["game"]
+        for doc in games["open"] + games["running"]
+        if request.cookies.get(seat_cookie(UUID(doc["game"])))
+    }
+    if account is not None:
         mine = views.account(account.id) or {"games": []}
-        seated = {entry["game"] for entry in mine["games"] if entry["seat"] is not None}
-    else:
-        seated = {
-            doc["game"]
-            for doc in games["open"] + games["running"]
-            if request.cookies.get(seat_cookie(UUID(doc["game"])))
-        }
+        seated.update(entry["game"] for entry in mine["games"] if entry["seat"] is not None)
     return render_template(
         "web/lobby.html",
         games=games,

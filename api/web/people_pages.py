@@ -31,7 +31,8 @@ def account_games(doc: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         game = views.lobby_game(entry["game"])
         if game is None:
             continue
-        by_status[game["status"]].append({**game, "seat": entry["seat"]})
+        organiser = entry.get("organiser", entry["seat"] is None)
+        by_status[game["status"]].append({**game, "seat": entry["seat"], "organiser": organiser})
     return by_status
 
 

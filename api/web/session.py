@@ -16,11 +16,12 @@
   SameSite=Lax so that a link from elsewhere arrives signed in; every POST
   still needs the CSRF token), kept on the server as its account's
   ``SessionOpened`` (domain/accounts): revocable from the account page,
-  expiring. A signed-in browser acts with its account's holder hash (the
-  token hash its seats, registrations and games hold) and with nothing
-  else: a token cookie is not looked at while signed in, so a stolen
-  seat token cannot act through anyone's session (a seat taken before
-  signing in is played signed out, or through the API with its token).
+  expiring. A signed-in browser acts with its account's hashes and with
+  nothing else: its holder hash (the token hash its seats, registrations
+  and games hold), and the tokens the browser held when it signed in
+  (adopted: seats taken signed out stay its own). A token cookie set
+  later is not looked at while signed in, so a stolen seat token cannot
+  act through anyone's session.
 """
 
 from __future__ import annotations
@@ -83,37 +84,53 @@ def holder_hash(request: Request) -> str | None:
 
 
 def seat_hash(request: Request, game_id: UUID) -> str | None:
-    """The hash this browser acts in the game with: a signed-in browser's
-    account holder hash (seated or not), else the seat token it holds."""
-    if signed_in(request) is not None:
-        return holder_hash(request)
+    """The hash this browser acts in the game with: signed in, the one of its
+    account's hashes that holds a seat there (None if none does); signed
+    out, the seat token it holds for the game."""
+    account = signed_in(request)
+    if account is not None:
+        views = services().views
+        return next((h for h in account.hashes if views.seat_of(game_id, h) is not None), None)
     token = _token(request, seat_cookie(game_id))
     return token_hash(token) if token else None
 
 
 def organiser_hash(request: Request, aggregate_id: UUID) -> str | None:
     """The hash of the organiser this browser is of a game or tournament:
-    a signed-in browser's account holder hash if that organises it, else
-    its cookie's token; None if this browser is not its organiser."""
-    if signed_in(request) is not None:
-        holder = holder_hash(request)
-        if holder is not None and services().opus.organises(aggregate_id, holder):
-            return holder
-        return None
-    token = _token(request, organiser_cookie(aggregate_id))
-    return token_hash(token) if token else None
+    signed in, the one of its account's hashes that organises it; signed
+    out, its cookie's token if that organises it; None if this browser is
+    not its organiser (a cookie's mere presence proves nothing)."""
+    account = signed_in(request)
+    if account is not None:
+        candidates = account.hashes
+    else:
+        token = _token(request, organiser_cookie(aggregate_id))
+        candidates = [token_hash(token)] if token else []
+    opus = services().opus
+    return next((h for h in candidates if opus.organises(aggregate_id, h)), None)
 
 
 def registration_hash(request: Request, tournament_id: UUID) -> str | None:
-    """The hash of this browser's registration in the tournament: a signed-in
-    browser's account holder hash if that is registered, else its cookie's
-    token."""
-    if signed_in(request) is not None:
-        holder = holder_hash(request)
-        registered = services().opus.tournaments.player_of(tournament_id, holder or "")
-        return holder if registered else None
+    """The hash of this browser's registration in the tournament: signed in,
+    the one of its account's hashes that is registered; signed out, its
+    cookie's token."""
+    account = signed_in(request)
+    if account is not None:
+        tournaments = services().opus.tournaments
+        return next((h for h in account.hashes if tournaments.player_of(tournament_id, h)), None)
     token = _token(request, registration_cookie(tournament_id))
     return token_hash(token) if token else None
+
+
+def held_tokens(request: Request) -> list[str]:
+    """The hashes of every seat, organiser and registration token this
+    browser's cookies hold (adopted by the account it signs in to)."""
+    prefixes = (SEAT_COOKIE, ORGANISER_COOKIE, REGISTRATION_COOKIE)
+    return sorted(
+        token_hash(value)
+        for name, value in request.cookies.items()
+        if name.startswith(prefixes) and TOKEN.fullmatch(value)
+    )
 
 
 def new_holding(request: Request) -> tuple[str | None, str]:

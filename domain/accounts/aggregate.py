@@ -7,12 +7,14 @@ events hold no secret, only hashes of secrets.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from domain.accounts import events as ev
+from domain.bots import BOTS as BOT_KINDS
 from domain.chained import Chained
 from domain.errors import AccountNotFoundError, AdmissionNotSetError, OpusError
 from domain.text import name_key
@@ -34,6 +36,19 @@ def admission_id(game_id: UUID) -> UUID:
 
 def bot_account_id(kind: str) -> UUID:
     return uuid5(BOTS, kind)
+
+
+def bot_name(kind: str, number: int) -> str:
+    """The name of a kind's ``number``-th bot account: "Greedy bot", "Greedy bot 2"."""
+    return f"{kind.capitalize()} bot" + ("" if number == 1 else f" {number}")
+
+
+BOT_NAME = re.compile(rf"({'|'.join(BOT_KINDS)}) bot( [0-9]+)?")
+
+
+def reserved_for_bots(name: str) -> bool:
+    """Whether a name is one the service's bots may take (no person may)."""
+    return BOT_NAME.fullmatch(name_key(name)) is not None
 
 
 class Private(Chained):
@@ -81,6 +96,8 @@ class Account(Private):
         self.holder_hash = holder_hash
         self.passkeys: dict[str, Passkey] = {}
         self.sessions: dict[str, Session] = {}
+        # tokens its browsers held when they signed in (taken signed out)
+        self.adopted: set[str] = set()
         self._start_chain()
 
     @classmethod
@@ -138,6 +155,9 @@ class Account(Private):
             command=command,
         )
 
+    def adopt(self, token_hashes: list[str], command: str = "") -> None:
+        self.trigger_event(ev.TokensAdopted, token_hashes=token_hashes, command=command)
+
     def close_session(self, session_hash: str, command: str = "") -> None:
         self.trigger_event(ev.SessionClosed, session_hash=session_hash, command=command)
 
@@ -170,6 +190,8 @@ class Account(Private):
             passkey = self.passkeys.get(f["credential_id"])
             if passkey is not None:
                 passkey.sign_count = f["sign_count"]
+        elif kind == "TokensAdopted":
+            self.adopted.update(f["token_hashes"])
         elif kind == "SessionClosed":
             self.sessions.pop(f["session_hash"], None)
 

@@ -36,7 +36,9 @@ from domain.accounts.aggregate import (
     Admission,
     admission_id,
     bot_account_id,
+    bot_name,
     name_id,
+    reserved_for_bots,
 )
 from domain.errors import (
     AccountError,
@@ -114,18 +116,30 @@ class AccountView:
     kind: str
     holder_hash: str
     passkeys: list[tuple[str, str, str]]  # credential id, label, added
-    sessions: list[tuple[str, str, str, str]]  # hash, label, via, opened
+    sessions: list[tuple[str, str, str, str]]  # hash, label, via, opened: the open ones
+    adopted: frozenset[str]  # hashes of tokens its browsers held when they signed in
 
     @classmethod
     def of(cls, account: Account) -> AccountView:
+        now = datetime.now(UTC)
         return cls(
             account.id,
             account.name,
             account.kind,
             account.holder_hash,
             [(c, p.label, p.added) for c, p in account.passkeys.items()],
-            [(h, s.label, s.via, s.opened) for h, s in account.sessions.items()],
+            [
+                (h, s.label, s.via, s.opened)
+                for h, s in account.sessions.items()
+                if account.session(h, now) is not None
+            ],
+            frozenset(account.adopted),
         )
+
+    @property
+    def hashes(self) -> list[str]:
+        """The token hashes it acts with: its holder's first, then the adopted."""
+        return [self.holder_hash, *sorted(self.adopted)]
 
 
 @dataclass(frozen=True)
@@ -154,6 +168,8 @@ class AccountCommands:
         """A new account under ``name``; NameTakenError if another account's
         name shares its key. From a browser, its first passkey and session."""
         recorded = account_name(name)
+        if kind == "person" and reserved_for_bots(recorded):
+            raise AccountError(f"{recorded!r} is a name of the service's bots")
         account_id = account_id or (
             id_for(caller.command, "account:") if caller.command else uuid4()
         )
@@ -209,8 +225,7 @@ class AccountCommands:
         try:
             self.view(account_id)
         except AccountNotFoundError:
-            suffix = "" if number == 1 else f" {number}"
-            self.open(f"{kind.capitalize()} bot{suffix}", kind=f"bot:{kind}", account_id=account_id)
+            self.open(bot_name(kind, number), kind=f"bot:{kind}", account_id=account_id)
         return account_id
 
     # ---- commands on an account ------------------------------------------------
@@ -226,6 +241,8 @@ class AccountCommands:
     def rename(self, account_id: UUID, name: str, *, caller: Caller = SERVICE) -> CommandOutcome:
         """A new name (its key unique across accounts); the old one is released."""
         recorded = account_name(name)
+        if reserved_for_bots(recorded):
+            raise AccountError(f"{recorded!r} is a name of the service's bots")
         new_id = name_id(recorded)
 
         def touches(account: Account) -> Iterable[UUID]:
@@ -312,6 +329,19 @@ class AccountCommands:
         except AccountNotFoundError:
             raise SignInError("no account holds this key or passkey") from None
         return session
+
+    def adopt(self, account_id: UUID, token_hashes: Iterable[str]) -> None:
+        """The tokens a browser held when it signed in become the account's
+        too (it proved it holds them): its seats, games and registrations
+        taken signed out stay its own, signed in."""
+
+        def adopt(account: Account, unit: Unit, caller: Caller) -> None:
+            new = sorted(set(token_hashes) - account.adopted - {account.holder_hash})
+            if new:
+                account.adopt(new)
+
+        if token_hashes:
+            self._run(account_id, adopt)
 
     def sign_out(self, account_id: UUID, session_hash: str) -> CommandOutcome:
         def sign_out(account: Account, unit: Unit, caller: Caller) -> None:

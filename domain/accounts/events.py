@@ -75,6 +75,13 @@ class SessionClosed(PrivateEvent):
     session_hash: str
 
 
+class TokensAdopted(PrivateEvent):
+    """Tokens a browser held when it signed in (seats, games, registrations
+    taken signed out), now also the account's: their hashes."""
+
+    token_hashes: list[str]
+
+
 class NameTaken(PrivateCreated):
     """A name's key (T2.1's ``name_key``) first taken, by ``account``."""
 

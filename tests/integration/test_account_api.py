@@ -104,3 +104,19 @@ def test_an_accounts_public_id_reads_as_no_game_or_tournament_anywhere(tmp_path:
                 assert "Probe" not in answer.get_data(as_text=True)
     finally:
         app.extensions["opus"].close()
+
+
+def test_an_account_keys_game_by_invitation_gets_its_code_and_so_does_a_retry(
+    app: Flask,
+) -> None:
+    client = app.test_client()
+    ada = opus(app).accounts.open("Ada")
+    headers = {**bearer(ada.key), "Idempotency-Key": "make-1"}
+    first = client.post("/games", json={"admission": "invitation"}, headers=headers)
+    again = client.post("/games", json={"admission": "invitation"}, headers=headers)
+    assert first.status_code == again.status_code == 201
+    code = first.json["invitation"]
+    assert code and again.json["invitation"] == code
+    game = first.json["game_id"]
+    joined = client.post(f"/games/{game}/players", json={"name": "Friend", "invitation": code})
+    assert joined.status_code == 201

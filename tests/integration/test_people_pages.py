@@ -195,3 +195,41 @@ def test_the_lobby_knows_a_game_by_invitation_and_a_signed_in_browsers_seats(app
     mine = ada.get(f"/?after={after}").get_data(as_text=True)
     item = mine[mine.index(f'data-game="{game}"') :].split("</li>")[0]
     assert "You hold a seat in this game already." in item
+
+
+def test_signing_up_keeps_the_seats_this_browser_took_signed_out(app: Flask) -> None:
+    """A seat and a game taken signed out: the account this browser then
+    opens adopts their tokens, so signed in it still plays and starts."""
+    browser = app.test_client()
+    csrf = csrf_of(browser)
+    game, _ = create(browser, csrf)
+    join(browser, csrf, game, "Hana Before")
+    other = app.test_client()
+    join(other, csrf_of(other), game, "Ivo")
+    signed = browser.post("/signup", data={"csrf": csrf, "name": "Hana Account"})
+    assert signed.status_code == 303, signed.get_data(as_text=True)
+    assert browser.get_cookie(SESSION_COOKIE) is not None
+    started = browser.post(f"/table/{game}/start", data={"csrf": csrf})
+    assert started.status_code == 303, started.get_data(as_text=True)
+    after = int(started.headers["Location"].split("=")[-1])
+    page = browser.get(f"/table/{game}?after={after}").get_data(as_text=True)
+    assert "You play as Hana Before" in page
+
+
+def test_a_forged_organiser_cookie_shows_no_desk_and_no_controls(app: Flask) -> None:
+    service = opus(app)
+    tournament = service.tournaments.create("Forged Cup", caller=Caller("o" * 64)).aggregate_id
+    game = service.create_game(caller=Caller("p" * 64))
+    forger = app.test_client()
+    forger.set_cookie(f"opus_org_{tournament}", "F" * 43)
+    forger.set_cookie(f"opus_org_{game}", "F" * 43)
+    desk = forger.get(f"/desk/tournament/{tournament}")
+    assert desk.status_code == 403
+    csrf = csrf_of(forger)
+    sybil = forger.post(
+        f"/desk/tournament/{tournament}/register",
+        data={"csrf": csrf, "name": "Sybil", "version": "1"},
+    )
+    assert sybil.status_code == 403
+    table = forger.get(f"/table/{game}").get_data(as_text=True)
+    assert "remove-seat" not in table and "Start the game" not in table

@@ -147,3 +147,38 @@ def test_private_events_stay_out_of_the_public_log_and_its_listeners() -> None:
     assert types == ["GameCreated"]
     assert told == ["GameCreated"]
     assert str(game) in {r.aggregate_id for r in read_records(app)}
+
+
+def test_the_bots_names_are_no_persons() -> None:
+    app = new_app()
+    for name in ("Greedy bot", "greedy BOT 2", "Shrewd bot 5", "Random bot"):
+        with pytest.raises(AccountError, match="bots"):
+            app.accounts.open(name)
+    ada = app.accounts.open("Ada").account
+    with pytest.raises(AccountError, match="bots"):
+        app.accounts.rename(ada, "Greedy bot 3")
+    bot = app.accounts.bot("greedy", 2)
+    assert app.accounts.view(bot).name == "Greedy bot 2"
+    assert app.accounts.open("Greedy botanist").account  # only the bots' own names
+
+
+def test_an_expired_session_is_not_listed() -> None:
+    app = new_app()
+    opened = app.accounts.open("Fay", passkey=PASSKEY, session_label="old laptop")
+    assert opened.session is not None
+    with app.runner.reading(opened.account, Account) as account:
+        account.sessions[digest(opened.session)].expires = "2000-01-01T00:00:00+00:00"
+    assert app.accounts.view(opened.account).sessions == []
+    assert app.accounts.by_session(opened.session) is None
+
+
+def test_tokens_a_browser_held_become_its_accounts_once() -> None:
+    app = new_app()
+    opened = app.accounts.open("Gus")
+    app.accounts.adopt(opened.account, ["a" * 64, "b" * 64])
+    app.accounts.adopt(opened.account, ["a" * 64])  # nothing new: nothing recorded
+    view = app.accounts.view(opened.account)
+    assert view.adopted == {"a" * 64, "b" * 64}
+    assert view.hashes == [view.holder_hash, "a" * 64, "b" * 64]
+    with app.runner.reading(opened.account, Account) as account:
+        assert account.version == 2

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+from domain.accounts.aggregate import bot_name
 from domain.application import Opus
-from domain.bot_seats import MAX_OF_A_KIND, bot_name, bots_at, named_as_bot, roster, seat_bots
+from domain.bot_seats import MAX_OF_A_KIND, bots_at, named_as_bot, roster, seat_bots
 from domain.errors import NotInvitedError, SetupError
 from domain.pipeline import Caller
 from domain.simulation import token_hash

@@ -14,7 +14,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "nothing_yet": ("Nothing yet.", "Пока ничего."),
     "registration_number": ("registration {number}", "регистрация {number}"),
     "account_since": ("Playing since {date}", "Играет с {date}"),
-    "account_bot": ("A bot of the service ({kind})", "Бот сервиса ({kind})"),
+    "account_bot": ("A bot of the service: {kind}", "Бот сервиса: {kind}"),
     "account_games": ("Games", "Партии"),
     "leaderboard": ("Leaderboard", "Рейтинг игроков"),
     "leaderboard_title": ("Leaderboard: one row per player", "Таблица игроков: строка на игрока"),
