@@ -83,8 +83,9 @@ def app(events_env: dict[str, str]) -> Any:
 def fill(app: Opus) -> None:
     """Every kind of event: games of 2 to 6 players in each variant, one with
     a seat removed before the start and one withdrawn during play, a column
-    completed, games running and open, and a tournament with a penalty, a
-    drop, a called game, a corrected result and its finish."""
+    completed, games running and open, and a tournament with teams and a
+    constraint, a penalty, a drop, a called game, a corrected result and its
+    finish."""
     rng = random.Random(11)
     play_game(app, 2, "random", rng, secret=b"\x11" * 32)
     play_game(app, 4, "greedy", rng, RuleSet(draw="one"), secret=b"\x12" * 32)
@@ -104,7 +105,7 @@ def fill(app: Opus) -> None:
     play_moves(app, start_game(app, 3, 9), 25, seed=9)
     app.join(app.create_game(), "Eva")
 
-    run = enter_tournament(app, 7, 3, seed=5)
+    run = enter_tournament(app, 7, 3, seed=5, teams=2, constraints=1)  # T11 (revision 4)
     tournaments = app.tournaments
     tournaments.penalise(run.tournament, 2, Fraction(1, 2), "late", "arbiter")
     tournaments.pair(run.tournament)
