@@ -42,9 +42,8 @@ from domain.tournaments.pairing import (
 from domain.tournaments.seating import seat_order, seat_table
 from domain.tournaments.seeds import game_secret, merkle_root, round_seed, tournament_seed
 from domain.tournaments.standings import Row, digest, is_competition_ranking, places
-from domain.tournaments.state import CUT, SWAP_1, TournamentState
+from domain.tournaments.state import CUT, TournamentState
 
-PROCEDURE = SWAP_1  # T4.2: the procedure of every tournament created before revision 4
 MIN_ROUNDS = 3  # T1.1
 MAX_TEXT = 200  # a reason's length (our decision)
 MAX_BY = 40  # who corrects, penalises, calls or constrains (our decision)

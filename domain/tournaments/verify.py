@@ -11,16 +11,26 @@ its T… rule:
 2. every game a RoundPaired names: present, whole in its chain, created as
    this tournament's game at that round and table, seated with the paired
    players' registrations in seat order, its secret the tournament's for
-   that table (T1.4); at its result, its log ends exactly at the recorded
-   head (T9.2), it is re-judged by the rules (domain/audit.py), its seats
-   withdrew only by their players' drops (T2.2), it was called only when
-   T8.1 allows, and its places and scores are the game's own (T5.1, T5.3);
-3. every registration, drop, pairing (tables, byes, seats and objective,
-   T3, T4, re-run with the recorded procedure), correction, penalty and seal
-   (heads, Merkle root, standings digests: T6, T7, T9.1, T9.3), and round
-   1's seed (T1.3); each event compared whole with the one the rules give
-   (every field, nested ones too, and no other: T10.1), the creation with
-   the settings it records (T1.1).
+   that table (T1.4), its id the one its round and table give (T1.2); at
+   its result, its log ends exactly at the recorded head (T9.2), it is
+   re-judged by the rules (domain/audit.py), its seats withdrew only by
+   their players' drops, on the timestamps the chains cover (T2.2), it was
+   called only when T8.1 allows, and its places and scores are the game's
+   own (T5.1, T5.3);
+3. every registration (a team too, T11.1), constraint (T11.1), drop,
+   pairing (tables, byes, seats and objective, T3, T4, re-run with the
+   recorded procedure: `swap-1`, `regroup-1` or the cut's, T12; (c) and each
+   table's shares, T11.2, T11.3), correction, penalty and seal (heads,
+   Merkle root, standings digests: T6, T7, T9.1, T9.3), round 1's seed
+   (T1.3) and the final ranking (T12.4); each event compared whole with the
+   one the rules give (every field, nested ones too, and no other: T10.1),
+   the creation with the settings it records (T1.1). A tournament created
+   before revision 4 (no procedure recorded) is judged by its rules and its
+   events' shape, as before.
+
+Names and teams are judged with the running Python's Unicode tables; where
+TournamentCreated recorded another version, a refusal says both (our
+decision: README, Tournament decisions).
 
 A running tournament's export has its secret and round 1's seed sealed
 (T1.3): then the pairings' order, the games' secrets and the standings'
