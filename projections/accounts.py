@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from domain.accounts.events import AccountOpened, Renamed
+from domain.accounts.events import AccountOpened, Renamed, TokensAdopted
 from domain.disclosure import ORGANISER, disclose
 from domain.events import GameCreated, GameStarted, PlayerJoined, PlayerLeft
 from domain.tournaments.events import PlayerRegistered, TournamentCreated
@@ -35,6 +35,13 @@ from projections.view import Transaction
 def holder_key(token_hash: str) -> str:
     """What a view keeps of a token hash to find its account: a hash of it."""
     return hashlib.sha256(f"holder:{token_hash}".encode()).hexdigest()[:32]
+
+
+def hold(tx: Transaction, account: str, token_hashes: list[str]) -> None:
+    """These token hashes are the account's from now on (its holder hash at
+    its opening; the tokens a browser held when it signed in, adopted)."""
+    for token_hash in token_hashes:
+        tx.put(f"holder:{holder_key(token_hash)}", account)
 
 
 def account_of(tx: Transaction, token_hash: str) -> str | None:
@@ -52,7 +59,13 @@ class AccountsView(ViewProjection):
     def _opened(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
         doc = {"id": key, "name": p["name"], "kind": p["kind"], "since": p["timestamp"]}
         tx.put(f"account:{key}", doc)
-        tx.put(f"holder:{holder_key(p['holder_hash'])}", key)
+        hold(tx, key, [p["holder_hash"]])
+
+    @on(TokensAdopted)
+    def _adopted(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
+        """Seats taken with these tokens from now on are the account's; the
+        games they sat at before stay the token's (decided in the README)."""
+        hold(tx, key, list(p["token_hashes"]))
 
     @on(Renamed)
     def _renamed(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:

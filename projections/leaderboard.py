@@ -24,10 +24,10 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from domain.accounts.events import AccountOpened, Renamed
+from domain.accounts.events import AccountOpened, Renamed, TokensAdopted
 from domain.disclosure import ORGANISER, disclose
 from domain.events import GameEnded, PlayerJoined, PlayerLeft
-from projections.accounts import account_of, holder_key
+from projections.accounts import account_of, hold
 from projections.base import Fields, ViewProjection, on
 from projections.view import Transaction
 
@@ -37,8 +37,12 @@ class Leaderboard(ViewProjection):
 
     @on(AccountOpened)
     def _account(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
-        tx.put(f"holder:{holder_key(p['holder_hash'])}", key)
+        hold(tx, key, [p["holder_hash"]])
         tx.put(f"name:{key}", p["name"])
+
+    @on(TokensAdopted)
+    def _adopted(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
+        hold(tx, key, list(p["token_hashes"]))
 
     @on(Renamed)
     def _renamed(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:

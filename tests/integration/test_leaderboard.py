@@ -105,3 +105,24 @@ def test_the_accounts_view_follows_seats_that_move_before_the_start(tmp_path: Pa
         assert {n: d["id"] for n, d in registered.items()} == {1: str(accounts[2])}
     finally:
         store.close()
+
+
+def test_a_seat_taken_with_an_adopted_token_counts_for_the_account(tmp_path: Path) -> None:
+    app = Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    opened = app.accounts.open("Jo")
+    token = "9" * 64
+    before = play_out(app, [("Jo", token), ("Kim", "8" * 64)], 21)  # signed out
+    app.accounts.adopt(opened.account, [token])
+    after = play_out(app, [("Jo", token), ("Lev", "7" * 64)], 22)  # the same token, adopted
+    store = SQLiteViewStore(str(tmp_path / "views.db"))
+    try:
+        rebuild(store, app, [Leaderboard, AccountsView])
+        rows = {row["player_id"]: row for row in Queries(store).leaderboard()}
+        games = Queries(store).account(opened.account)
+    finally:
+        store.close()
+    account_row = rows[str(opened.account)]
+    assert account_row["games"] == 1 and account_row["points"] == after[0]
+    (token_row,) = [r for r in rows.values() if r["account"] is None and r["name"] == "Jo"]
+    assert token_row["points"] == before[0]
+    assert games is not None and len(games["games"]) == 1
