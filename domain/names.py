@@ -14,6 +14,7 @@ engine, so games recorded before them still re-judge.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 
 from domain.errors import SetupError
 from domain.text import check_text, name_key
@@ -23,10 +24,18 @@ MAX_NAME = 40
 
 def player_name(text: str) -> str:
     """The name as it is recorded; SetupError (R2.1) for one that cannot be."""
-    check_text("a player's name", text, SetupError)
+    return recorded_name(text, "a player's name", SetupError)
+
+
+def recorded_name(
+    text: str, field: str, error: Callable[[str], Exception], most: int = MAX_NAME
+) -> str:
+    """A name as recorded: the text policy's, NFC, 1 to ``most`` characters
+    (``error`` names what refuses it: a seat's rule, an account's)."""
+    check_text(field, text, error)
     name = unicodedata.normalize("NFC", text.strip())
-    if not 1 <= len(name) <= MAX_NAME:
-        raise SetupError(f"a player's name must have 1 to {MAX_NAME} characters")
+    if not 1 <= len(name) <= most:
+        raise error(f"{field} must have 1 to {most} characters")
     return name
 
 

@@ -47,10 +47,10 @@ from domain.errors import (
     NameTakenError,
     SignInError,
 )
+from domain.names import MAX_NAME, recorded_name
 from domain.pipeline import SERVICE, Caller, Command, CommandOutcome, Runner, Unit, holds, id_for
-from domain.text import check_text
 
-MAX_ACCOUNT_NAME = 40  # as a seat's name (domain/names.py): an account plays under it
+MAX_ACCOUNT_NAME = MAX_NAME  # as a seat's name: an account plays under it
 SESSION_DAYS = 14  # a browser stays signed in this long, unless signed out
 MAX_LABEL = 60  # a passkey's or a session's label
 KEY = re.compile(r"opus_([0-9a-f]{32})_([A-Za-z0-9_-]{43})")
@@ -86,11 +86,7 @@ def session_account(value: str) -> UUID | None:
 
 def account_name(text: str) -> str:
     """The name as recorded; AccountError for one that cannot be."""
-    check_text("an account's name", text, AccountError)
-    name = unicodedata.normalize("NFC", text.strip())
-    if not 1 <= len(name) <= MAX_ACCOUNT_NAME:
-        raise AccountError(f"a name must have 1 to {MAX_ACCOUNT_NAME} characters")
-    return name
+    return recorded_name(text, "an account's name", AccountError, MAX_ACCOUNT_NAME)
 
 
 def label(text: str) -> str:
