@@ -22,6 +22,7 @@ from flask import Flask, Response, jsonify, request
 
 from api.errors import error_body
 from infra.logthrottle import LogThrottle
+from projections.redis_client import for_key
 
 log = logging.getLogger(__name__)
 _failures = LogThrottle(log)
@@ -102,7 +103,8 @@ class RedisLimiter:
         window = int(now // self.limit.seconds)
         key = f"{self.prefix}rate:{client}:{window}"
         try:
-            with self.client.pipeline(transaction=True) as pipe:
+            # a cluster's transaction runs on the master of the key's slot
+            with for_key(self.client, key).pipeline(transaction=True) as pipe:
                 pipe.incr(key)
                 pipe.expire(key, math.ceil(self.limit.seconds) + 1)
                 count = int(pipe.execute()[0])

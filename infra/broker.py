@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 
 from infra.logthrottle import LogThrottle
+from projections.redis_client import connect, for_key, refresh
 from projections.redis_views import literal_pattern
 
 log = logging.getLogger(__name__)
@@ -106,19 +107,25 @@ class RedisBroker:
     message lost while the connection is re-established is not lost to the
     streams: once it is back, each is told to ``RESYNC`` and reads from the
     log what it has not sent (api/stream.py).
+
+    On a Redis Cluster (``redis+cluster://``) the channels keep their names:
+    a PUBLISH on any master reaches the subscribers of every node over the
+    cluster bus, so the reader's one pattern subscription, on whichever node
+    the client picks, hears every game; a failed node drops it, and the
+    reader subscribes again on a living one (the slots learnt anew) and
+    tells its streams to ``RESYNC``. A save's messages go in one pipeline to
+    the master of their channel's slot.
     """
 
     READY_SECONDS = 5.0  # how long the first subscribe waits for the pattern's confirmation
     POLL_SECONDS = 1.0  # how often the reader looks whether it was closed
 
     def __init__(self, url: str, prefix: str) -> None:
-        import redis
-
         # Any: redis-py 5 leaves pubsub() unannotated and annotates replies
         # as "Awaitable[T] | T", shared with its asyncio client.
         # Timeouts: a Redis that accepts but never answers must not hold a
         # command (publishing, the rate limit, the response cache) for long.
-        self.client: Any = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
+        self.client: Any = connect(url, socket_connect_timeout=2, socket_timeout=5)
         self.prefix = prefix
         self._local = InProcessBroker()
         self._lock = threading.Lock()
@@ -140,10 +147,14 @@ class RedisBroker:
         if len(messages) == 1:
             self.client.publish(channel, messages[0])
             return
-        pipe = self.client.pipeline(transaction=False)
-        for message in messages:
-            pipe.publish(channel, message)
-        pipe.execute()
+        try:  # a cluster pipelines no PUBLISH: its master of the channel's slot does
+            pipe = for_key(self.client, channel).pipeline(transaction=False)
+            for message in messages:
+                pipe.publish(channel, message)
+            pipe.execute()
+        except Exception:
+            refresh(self.client)  # a cluster's master gone: learn who took its slots
+            raise
 
     @contextmanager
     def subscribe(self, game_id: str) -> Iterator[_QueueSubscription]:
@@ -186,6 +197,7 @@ class RedisBroker:
                     return
                 lost = True
                 _failures.failed("live events: Redis pub/sub failed; reconnecting", e)
+                refresh(self.client)
                 self._closed.wait(self.POLL_SECONDS)
             finally:
                 with contextlib.suppress(Exception):

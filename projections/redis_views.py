@@ -11,6 +11,16 @@ position, then sends the data and the new position in one MULTI/EXEC: Redis
 applies all of it or none, and a concurrent writer makes EXEC fail. If the
 connection drops before the reply, the outcome is unknown; the caller reloads
 the position, and the compare-and-set makes a retry skip what did land.
+
+On a Redis Cluster (``REDIS_URL=redis+cluster://…``, projections/redis_client.py)
+a transaction may only touch keys of one hash slot, so every key of one
+projection carries its name as a hash tag: ``<prefix>{<projection>}.<generation>:<key>``,
+``<prefix>{<projection>}.<generation>~tracking`` and ``<prefix>~active:{<projection>}``.
+A view's batch (its data, its position, its active pointer) is then one slot
+on one master, and the commit above runs there unchanged, on that master's
+own connection: as atomic as on one Redis. The views spread over the
+masters one projection each; one game's or tournament's keys of a view
+share its slot.
 """
 
 from __future__ import annotations
@@ -20,7 +30,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-import redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.exceptions import WatchError
@@ -32,6 +41,15 @@ from projections.ports import (
     ViewStoreUnavailableError,
     patched,
 )
+from projections.redis_client import (
+    CLUSTER_UNAVAILABLE,
+    connect,
+    for_key,
+    hash_tag,
+    is_cluster,
+    moving,
+    refresh,
+)
 
 T = TypeVar("T")
 TRACKING = "~tracking"
@@ -39,13 +57,22 @@ HEARTBEATS = "~heartbeats"
 
 
 @contextmanager
-def _translated(url: str) -> Iterator[None]:
+def _translated(url: str, cluster: Any = None) -> Iterator[None]:
     """Redis's connection errors as the port's (BusyLoadingError is one: a
-    restarted server still reading its append-only file)."""
+    restarted server still reading its append-only file); on a ``cluster``
+    also its failover's (a master gone, a slot moved), after which the
+    client learns the slots again."""
     try:
         yield
     except (RedisConnectionError, RedisTimeoutError) as e:
+        if cluster is not None:
+            refresh(cluster)
         raise ViewStoreUnavailableError(f"Redis at {url}: {e}") from e
+    except Exception as e:
+        if cluster is None or not (isinstance(e, CLUSTER_UNAVAILABLE) or moving(e)):
+            raise
+        refresh(cluster)
+        raise ViewStoreUnavailableError(f"Redis Cluster at {url}: {e}") from e
 
 
 class RedisViewStore:
@@ -56,21 +83,32 @@ class RedisViewStore:
         self.prefix = prefix
         # Any: redis-py 5 annotates the synchronous client's replies as
         # "Awaitable[T] | T", shared with its asyncio client.
-        self.redis: Any = redis.Redis.from_url(
+        self.redis: Any = connect(
             url, decode_responses=True, socket_timeout=timeout, socket_connect_timeout=timeout
         )
+        # a Redis Cluster: keys hash-tagged by projection (the module's docstring)
+        self.cluster: Any = self.redis if is_cluster(url) else None
+        if self.cluster is not None:
+            hash_tag(prefix)  # a prefix holding braces would be the tag: refused
+
+    def _ns(self, ns: str) -> str:
+        if self.cluster is None:
+            return ns
+        projection, dot, generation = ns.rpartition(".")
+        return f"{hash_tag(projection)}{dot}{generation}" if dot else hash_tag(ns)
 
     def _key(self, ns: str, key: str) -> str:
-        return f"{self.prefix}{ns}:{key}"
+        return f"{self.prefix}{self._ns(ns)}:{key}"
 
     def _tracking(self, ns: str) -> str:
-        return f"{self.prefix}{ns}{TRACKING}"
+        return f"{self.prefix}{self._ns(ns)}{TRACKING}"
 
     def _active(self, projection: str) -> str:
-        return f"{self.prefix}~active:{projection}"
+        tagged = projection if self.cluster is None else hash_tag(projection)
+        return f"{self.prefix}~active:{tagged}"
 
     def _call(self, fn: Callable[[], T]) -> T:
-        with _translated(self.url):
+        with _translated(self.url, self.cluster):
             return fn()
 
     # ---- reads ---------------------------------------------------------------
@@ -102,14 +140,15 @@ class RedisViewStore:
 
     def namespaces(self) -> list[str]:
         start, end = len(self.prefix), -len(TRACKING)
-        return sorted(
-            k[start:end] for k in self._scan(f"{literal_pattern(self.prefix)}*{TRACKING}")
-        )
+        found = [k[start:end] for k in self._scan(f"{literal_pattern(self.prefix)}*{TRACKING}")]
+        if self.cluster is not None:
+            found = [ns.replace("{", "").replace("}", "") for ns in found]
+        return sorted(found)
 
     def dump(self, ns: str) -> dict[str, Any]:
         start = len(self._key(ns, ""))
         out: dict[str, Any] = {}
-        with _translated(self.url):
+        with _translated(self.url, self.cluster):
             keys = sorted(self._scan(f"{literal_pattern(self._key(ns, ''))}*"))
             pipe = self.redis.pipeline(transaction=False)
             for key in keys:
@@ -143,7 +182,9 @@ class RedisViewStore:
         active: tuple[str, str] | None = None,
     ) -> None:
         tracking = self._tracking(ns)
-        with _translated(self.url), self.redis.pipeline(transaction=True) as pipe:
+        # one slot on a cluster: its master's own connection (redis_client.for_key)
+        client = self._call(lambda: for_key(self.redis, tracking))
+        with _translated(self.url, self.cluster), client.pipeline(transaction=True) as pipe:
             watched = [tracking] + ([self._active(active[0])] if active else [])
             pipe.watch(*watched)
             stored: str | None = pipe.hget(tracking, application_name)
@@ -164,7 +205,7 @@ class RedisViewStore:
             ]
             lengths: dict[str, int] = {}
             if patching:
-                reader = self.redis.pipeline(transaction=False)
+                reader = client.pipeline(transaction=False)
                 for key in patching:
                     reader.llen(self._key(ns, key))
                 lengths = dict(zip(patching, reader.execute(), strict=True))
@@ -202,7 +243,7 @@ class RedisViewStore:
 
     def drop(self, ns: str) -> None:
         keys = [*self._scan(f"{literal_pattern(self._key(ns, ''))}*"), self._tracking(ns)]
-        with _translated(self.url):
+        with _translated(self.url, self.cluster):
             for i in range(0, len(keys), 1000):
                 self.redis.unlink(*keys[i : i + 1000])
 
