@@ -22,6 +22,7 @@ from projections.leaderboard import Leaderboard
 from projections.lobby import Lobby
 from projections.move_log import MoveLog
 from projections.ports import ViewStore, namespace
+from projections.ratings import RatingsView, account_rating, board, ratings_record
 from projections.scoreboard import Scoreboard
 from projections.seats import Seats
 from projections.table import TableView
@@ -344,6 +345,41 @@ class Queries:
             if doc is not None:
                 found[int(number)] = doc
         return found
+
+    def ratings(
+        self,
+        limit: int | None = None,
+        *,
+        after: int | None = None,
+        timeout: float = WAIT_TIMEOUT,
+        generation: str | None = None,
+    ) -> dict[str, Any]:
+        """The accounts by rating (the first ``limit``), the seats' effects,
+        and the library, version and parameters they were computed with
+        (projections/ratings.py)."""
+        ns = self._ready(RatingsView.name, after, timeout, generation)
+        return board(self.store, ns, limit)
+
+    def rating(
+        self,
+        account_id: UUID | str,
+        *,
+        after: int | None = None,
+        timeout: float = WAIT_TIMEOUT,
+        generation: str | None = None,
+    ) -> dict[str, Any] | None:
+        """One account's rating, rank and history, one point per rated game;
+        None for no account."""
+        ns = self._ready(RatingsView.name, after, timeout, generation)
+        return account_rating(self.store, ns, str(account_id))
+
+    def ratings_record(
+        self, *, history: bool = False, generation: str | None = None
+    ) -> dict[str, Any]:
+        """The ratings whole, with the view's position: what ``opus verify
+        --ratings`` recomputes and the export carries."""
+        ns = self._ns(RatingsView.name, generation)
+        return ratings_record(self.store, ns, history=history)
 
     def _doc(self, ns: str, key: str) -> dict[str, Any] | None:
         """A document of a view; None if there is none."""

@@ -8,6 +8,7 @@ from projections.hands import Hands
 from projections.leaderboard import Leaderboard
 from projections.lobby import Lobby
 from projections.move_log import MoveLog
+from projections.ratings import RatingsView
 from projections.scoreboard import Scoreboard
 from projections.seats import Seats
 from projections.table import TableView
@@ -25,6 +26,7 @@ PROJECTIONS: dict[str, type[ViewProjection]] = {
         TournamentView,
         Lobby,
         AccountsView,
+        RatingsView,
     )
 }
 

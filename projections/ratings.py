@@ -1,0 +1,332 @@
+"""The ratings view: every account's rating and every seat's, fed from
+GameEnded in log order (domain/ratings.py: the model and what is rated).
+
+A seat belongs to an account as in the accounts view (projections/accounts.py's
+``hold`` and ``account_of``: its token hash is the account's holder hash,
+or a token the account adopted before the seat was taken). Keys:
+
+- ``account:<id>``: the account's name and kind (every account);
+- ``rating:<id>``: its μ, σ, rated games and the position of its last one
+  (an account with a rated game);
+- ``board``: sorted set, member the account id, score its μ − 3σ in
+  millionths (the order of the leaderboard by rating);
+- ``history:<id>``: list, one point per rated game (domain.ratings.history_point:
+  the game, seat, place, μ and σ after it);
+- ``games``: list, every rated game with its seats' accounts, places and
+  ratings after it (domain.ratings.RatedGame.to_doc): what ``opus verify
+  --ratings`` recomputes, and what the export carries;
+- ``seats``: each seat pseudo-player ("k/s") with μ, σ, games;
+- ``meta``: the library, its version, the model and the parameters the
+  ratings were computed with (domain.ratings.record);
+- ``holder:<holder key>``: the account of a token hash (hashed, as in the
+  accounts view);
+- ``game:<id>``: a game on its way, from the first seat an account takes to
+  its end (domain.ratings.Sitting: the accounts by seat, then the table's
+  recipes and Sequence stages R7.3 ranks by); dropped at the start when
+  fewer than two seats are accounts', and at the end.
+
+No token hash is kept (only ``holder_key``'s hash of it), and nothing hidden:
+recipe ids on tables and Sequence stages are open (R1.3).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from eventsourcing.application import Application
+from eventsourcing.utils import get_topic
+
+from domain.accounts.events import AccountOpened, Renamed, TokensAdopted
+from domain.disclosure import ORGANISER, disclose
+from domain.events import (
+    GameEnded,
+    GameStarted,
+    PlayerJoined,
+    PlayerLeft,
+    RecipeAssembled,
+    RecipePlaced,
+    SeatWithdrawn,
+    SpellCast,
+    StageStolen,
+    StageTaken,
+)
+from domain.ratings import (
+    PARAMETERS,
+    Ledger,
+    Parameters,
+    Rating,
+    Sitting,
+    history_point,
+    is_seat,
+    ordinal,
+    prior,
+    rate_game,
+    record,
+    seat_effects,
+    shown,
+)
+from projections.accounts import account_of, hold
+from projections.base import EventDecoder, Fields, ViewProjection, on, read_rows
+from projections.ports import ViewStore
+from projections.view import APPLICATION_NAME, Transaction
+
+MICRO = 1_000_000  # the board's scores: μ − 3σ in millionths
+
+
+def board_score(mu: float, sigma: float) -> int:
+    return round(ordinal(mu, sigma) * MICRO)
+
+
+class RatingsView(ViewProjection):
+    name = "ratings"
+    params: Parameters = PARAMETERS
+
+    # ---- who holds what -------------------------------------------------------
+
+    @on(AccountOpened)
+    def _opened(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
+        hold(tx, key, [p["holder_hash"]])
+        tx.put(f"account:{key}", {"name": p["name"], "kind": p["kind"]})
+
+    @on(TokensAdopted)
+    def _adopted(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
+        hold(tx, key, list(p["token_hashes"]))
+
+    @on(Renamed)
+    def _renamed(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
+        tx.doc(f"account:{key}", {})["name"] = p["name"]
+
+    # ---- a game on its way ----------------------------------------------------------
+
+    @staticmethod
+    def _sitting(tx: Transaction, key: str) -> Sitting | None:
+        stored = tx.peek(key)
+        if stored is None or type(stored) is Sitting:
+            return stored
+        return Sitting.from_json(stored)
+
+    @staticmethod
+    def _keep(tx: Transaction, key: str, sitting: Sitting) -> None:
+        """Written when this batch commits (as it stands then)."""
+        if sitting.batch != tx.serial or tx.peek(key) is not sitting:
+            tx.put(key, sitting)
+            sitting.batch = tx.serial
+
+    @on(PlayerJoined)
+    def _joined(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        account = account_of(tx, disclose(kind, p, ORGANISER, ended=False)["token_hash"])
+        key = f"game:{game}"
+        sitting = self._sitting(tx, key)
+        if sitting is None:
+            if account is None:
+                return  # no account so far: nothing to keep
+            sitting = Sitting()
+        sitting.joined(p["player"], account)
+        self._keep(tx, key, sitting)
+
+    @on(PlayerLeft)
+    def _left(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        key = f"game:{game}"
+        sitting = self._sitting(tx, key)
+        if sitting is not None:
+            sitting.left(p["player"])
+            self._keep(tx, key, sitting)
+
+    @on(GameStarted)
+    def _started(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        key = f"game:{game}"
+        sitting = self._sitting(tx, key)
+        if sitting is None:
+            return
+        if sitting.started(p):
+            self._keep(tx, key, sitting)
+        else:
+            tx.delete(key)  # fewer than two accounts: never rated
+
+    @on(StageStolen, StageTaken, RecipeAssembled, RecipePlaced, SpellCast, SeatWithdrawn)
+    def _table(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        key = f"game:{game}"
+        sitting = self._sitting(tx, key)
+        if sitting is not None and sitting.table is not None:
+            sitting.evolve(kind, p)
+            self._keep(tx, key, sitting)
+
+    # ---- the rating -------------------------------------------------------------------
+
+    @on(GameEnded)
+    def _ended(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
+        key = f"game:{game}"
+        sitting = self._sitting(tx, key)
+        if sitting is None:
+            return
+        tx.delete(key)
+        rated = sitting.rated(game, position, p["scores"])
+        if rated is None:
+            return
+        seats: dict[str, dict[str, Any]] = tx.doc("seats", {})
+        kept: dict[str, dict[str, Any]] = {}
+        current: dict[str, Rating] = {}
+        for member in rated.members():
+            found = seats.get(member) if is_seat(member) else tx.peek(f"rating:{member}")
+            if found is not None:
+                kept[member] = found
+                current[member] = (found["mu"], found["sigma"])
+        after = rate_game(self.params, current, rated)
+        for member, (mu, sigma) in after.items():
+            games = kept[member]["games"] + 1 if member in kept else 1
+            if is_seat(member):
+                seats[member] = {"mu": mu, "sigma": sigma, "games": games}
+                continue
+            tx.put(
+                f"rating:{member}", {"mu": mu, "sigma": sigma, "games": games, "position": position}
+            )
+            tx.zremove("board", member)
+            tx.incr("board", member, board_score(mu, sigma))
+        doc = rated.to_doc(after)
+        tx.append("games", doc)
+        for seat in doc["seats"]:
+            tx.append(f"history:{seat['account']}", history_point(doc, seat))
+        tx.put("meta", record(self.params))
+
+
+# ---- reading it ------------------------------------------------------------------------------
+
+
+def _doc(store: ViewStore, ns: str, key: str) -> Any:
+    text = store.get(ns, key)
+    return None if text is None else json.loads(text)
+
+
+def _params(meta: dict[str, Any] | None) -> Parameters:
+    return PARAMETERS if meta is None else Parameters.from_doc(meta["parameters"])
+
+
+def board(store: ViewStore, ns: str, limit: int | None = None) -> dict[str, Any]:
+    """The accounts by rating (μ − 3σ, then id), the first ``limit``; the
+    seats' effects; what they were computed with."""
+    scores = store.scores(ns, "board")
+    order = sorted(scores.items(), key=lambda m: (-m[1], m[0]))
+    players = []
+    for rank, (account, _) in enumerate(order[:limit], start=1):
+        rating = _doc(store, ns, f"rating:{account}") or {}
+        face = _doc(store, ns, f"account:{account}") or {}
+        mu, sigma = rating.get("mu", PARAMETERS.mu), rating.get("sigma", PARAMETERS.sigma)
+        players.append(
+            {
+                "rank": rank,
+                "account": account,
+                "name": face.get("name", ""),
+                "kind": face.get("kind", "person"),
+                "rating": shown(mu, sigma),
+                "mu": mu,
+                "sigma": sigma,
+                "games": rating.get("games", 0),
+            }
+        )
+    meta = _doc(store, ns, "meta")
+    seats = _doc(store, ns, "seats") or {}
+    return {
+        "model": meta or record(),
+        "rated": len(order),
+        "players": players,
+        "seats": seat_effects(_params(meta), seats),
+    }
+
+
+def account_rating(store: ViewStore, ns: str, account_id: str) -> dict[str, Any] | None:
+    """One account's rating, rank and history (oldest first); an account with
+    no rated game at the prior, unranked; None for no account."""
+    face = _doc(store, ns, f"account:{account_id}")
+    if face is None:
+        return None
+    meta = _doc(store, ns, "meta")
+    rating = _doc(store, ns, f"rating:{account_id}")
+    scores = store.scores(ns, "board")
+    mu, sigma = (rating["mu"], rating["sigma"]) if rating else prior(_params(meta), account_id)
+    mine = scores.get(account_id)
+    history = [json.loads(text) for text in store.items(ns, f"history:{account_id}")]
+    for point in history:
+        point["rating"] = shown(point["mu"], point["sigma"])
+    return {
+        "account": account_id,
+        "name": face.get("name", ""),
+        "kind": face.get("kind", "person"),
+        "rating": shown(mu, sigma),
+        "mu": mu,
+        "sigma": sigma,
+        "games": rating["games"] if rating else 0,
+        "rank": None if mine is None else 1 + sum(s > mine for s in scores.values()),
+        "rated": len(scores),
+        "model": meta or record(),
+        "history": history,
+    }
+
+
+def ratings_record(store: ViewStore, ns: str, *, history: bool = False) -> dict[str, Any]:
+    """The ratings as recorded, whole: the view's position, what they were
+    computed with, every rated game, every account's and seat's rating (and
+    with ``history``, every account's points): what ``opus verify
+    --ratings`` checks, and the export's ratings line."""
+    meta = _doc(store, ns, "meta") or record()
+    accounts = {}
+    for account in sorted(store.scores(ns, "board")):
+        rating = _doc(store, ns, f"rating:{account}")
+        if rating is not None:
+            accounts[account] = {k: rating[k] for k in ("mu", "sigma", "games")}
+    found: dict[str, Any] = {
+        "position": store.position(ns, APPLICATION_NAME),
+        **meta,
+        "games": [json.loads(text) for text in store.items(ns, "games")],
+        "accounts": accounts,
+        "seats": _doc(store, ns, "seats") or {},
+    }
+    if history:
+        found["history"] = {
+            account: [json.loads(text) for text in store.items(ns, f"history:{account}")]
+            for account in accounts
+        }
+    return found
+
+
+# ---- the log, folded --------------------------------------------------------------------------
+
+LOG_EVENTS = (
+    AccountOpened,
+    TokensAdopted,
+    PlayerJoined,
+    PlayerLeft,
+    GameStarted,
+    StageStolen,
+    StageTaken,
+    RecipeAssembled,
+    RecipePlaced,
+    SpellCast,
+    SeatWithdrawn,
+    GameEnded,
+)
+PAGE = 2000
+
+
+def ledger_from_log(
+    app: Application[Any], stop: int | None = None, params: Parameters = PARAMETERS
+) -> Ledger:
+    """Every rating recomputed from the log up to ``stop`` (its head when
+    None) in one pass (domain.ratings.Ledger): only the event types the
+    ratings read, the private accounts' holdings among them."""
+    ledger = Ledger(params)
+    decoder = EventDecoder(app.mapper)
+    topics = [get_topic(cls) for cls in LOG_EVENTS]
+    end = (app.recorder.max_notification_id() or 0) if stop is None else stop
+    position = 0
+    while position < end:
+        rows, text_ids = read_rows(app, position, PAGE, end, topics)
+        if not rows:
+            break
+        records, error = decoder.decode(rows, text_ids=text_ids)
+        if error is not None:
+            raise error
+        for row, (_, kind, key, fields) in zip(rows, records, strict=True):
+            ledger.feed(kind, key, fields, row[0])
+        position = rows[-1][0]
+    return ledger

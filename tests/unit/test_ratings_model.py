@@ -1,0 +1,263 @@
+"""The ratings' model held to a plain oracle written from the equations of
+Weng & Lin (2011), Algorithm 4 (Plackett–Luce), never to openskill itself:
+a two-seat game worked by hand, then three and five seats with shared
+places and a withdrawn seat against ``oracle`` below; and the decisions of
+domain/ratings.py (what is rated, the places, a withdrawn seat, the prior,
+the number shown) on small cases and on whole bot games."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from domain.application import Opus
+from domain.bots import BOTS
+from domain.engine import rank_keys
+from domain.pipeline import Caller
+from domain.ratings import (
+    PARAMETERS,
+    Ledger,
+    Parameters,
+    RatedGame,
+    RatedSeat,
+    Sitting,
+    differences,
+    equal_table_shares,
+    rate_game,
+    rated_game,
+    record,
+    seat_id,
+    shown,
+)
+from domain.tournaments.standings import places
+
+Team = list[tuple[float, float]]
+
+
+def oracle(
+    teams: list[Team], ranks: list[int], *, beta: float, kappa: float, tau: float
+) -> list[Team]:
+    """Weng & Lin (2011), Algorithm 4 (Plackett–Luce), as written there:
+
+    - every player's σ² gains τ² first (the dynamics);
+    - a team's μ_i and σ_i² are its players' sums;
+    - c = √Σ_i (σ_i² + β²);  C_q = {i : r(i) ≥ r(q)};  S_q = Σ_{s ∈ C_q} e^{μ_s / c};
+      A_q = |{s : r(s) = r(q)}| (a shared rank);
+    - Ω_i = (σ_i² / c) Σ_{q : r(q) ≤ r(i)} (1 / A_q) ([q = i] − e^{μ_i / c} / S_q);
+    - Δ_i = γ_i (σ_i² / c²) Σ_{q : r(q) ≤ r(i)} (1 / A_q) p_iq (1 − p_iq),
+      p_iq = e^{μ_i / c} / S_q, γ_i = σ_i / c;
+    - each player j of team i: μ_j += (σ_j² / σ_i²) Ω_i,
+      σ_j² ← σ_j² · max(1 − (σ_j² / σ_i²) Δ_i, κ)."""
+    teams = [[(mu, math.sqrt(s * s + tau * tau)) for mu, s in team] for team in teams]
+    mus = [sum(mu for mu, _ in team) for team in teams]
+    variances = [sum(s * s for _, s in team) for team in teams]
+    c = math.sqrt(sum(v + beta * beta for v in variances))
+    e = [math.exp(mu / c) for mu in mus]
+    k = range(len(teams))
+    big_s = [sum(e[s] for s in k if ranks[s] >= ranks[q]) for q in k]
+    big_a = [sum(1 for s in k if ranks[s] == ranks[q]) for q in k]
+    updated = []
+    for i in k:
+        omega = delta = 0.0
+        for q in k:
+            if ranks[q] <= ranks[i]:
+                p = e[i] / big_s[q]
+                omega += ((1.0 if q == i else 0.0) - p) / big_a[q]
+                delta += p * (1 - p) / big_a[q]
+        omega *= variances[i] / c
+        delta *= (math.sqrt(variances[i]) / c) * variances[i] / c**2
+        updated.append(
+            [
+                (
+                    mu + s * s / variances[i] * omega,
+                    s * math.sqrt(max(1 - s * s / variances[i] * delta, kappa)),
+                )
+                for mu, s in teams[i]
+            ]
+        )
+    return updated
+
+
+def by_oracle(current: dict[str, tuple[float, float]], game: RatedGame) -> dict[str, tuple]:
+    p = PARAMETERS
+    teams = game.teams()
+    before = [
+        [current.get(m, (p.seat_mu, p.seat_sigma) if "/" in m else (p.mu, p.sigma)) for m in team]
+        for team in teams
+    ]
+    after = oracle(before, [s.place for s in game.seats], beta=p.beta, kappa=p.kappa, tau=p.tau)
+    return {
+        m: r for team, rs in zip(teams, after, strict=True) for m, r in zip(team, rs, strict=True)
+    }
+
+
+def assert_close(
+    got: dict[str, tuple[float, float]], expected: dict[str, tuple], tol: float
+) -> None:
+    assert set(got) == set(expected)
+    for member, (mu, sigma) in expected.items():
+        assert got[member][0] == pytest.approx(mu, abs=tol), member
+        assert got[member][1] == pytest.approx(sigma, abs=tol), member
+
+
+def test_two_new_players_worked_by_hand() -> None:
+    """Two new accounts, seats 1 and 2 of a 2-player table, the first wins.
+    By hand: τ² = (1/12)² = 0.0069444 on every σ²: the account's σ² =
+    69.4444 + 0.0069 = 69.4514, the seat's 4.3403 + 0.0069 = 4.3472; a
+    team's σ² = 73.7986; c² = 2 (73.7986 + 17.3611) = 182.3194, c =
+    13.50257; equal μ, so e^{μ/c}/S_1 = 1/2. The winner: Ω = 73.7986 / c ×
+    (1 − 1/2) = 2.73276; γ = √73.7986 / c = 0.636220, Δ = γ × (73.7986 /
+    c²) × (1/2 × 1/2) = 0.636220 × 0.404776 / 4 = 0.064382; the loser's Ω
+    is −2.73276, its Δ the same (its second term, 1 − 1, is 0). The
+    account's share of its team's σ² is 0.941093, the seat's 0.058907: the
+    winner's μ 25 + 0.941093 × 2.73276 = 27.5718, σ √(69.4514 × (1 −
+    0.941093 × 0.064382)) = 8.07734; its seat's μ 0.058907 × 2.73276 =
+    0.16098, σ √(4.3472 × (1 − 0.058907 × 0.064382)) = 2.08104; the loser
+    and its seat the mirror image."""
+    game = RatedGame("g", 9, 2, (RatedSeat(0, "ada", 1), RatedSeat(1, "bob", 2)))
+    after = rate_game(PARAMETERS, {}, game)
+    assert_close(
+        after,
+        {
+            "ada": (27.5718, 8.07734),
+            "0/2": (0.16098, 2.08104),
+            "bob": (22.4282, 8.07734),
+            "1/2": (-0.16098, 2.08104),
+        },
+        tol=5e-5,
+    )
+    assert_close(after, by_oracle({}, game), tol=1e-12)
+
+
+def test_three_seats_with_a_shared_first_place() -> None:
+    """Seats 1 and 2 share the first place (R7.3's ties), seat 3 is last;
+    the three start apart and one seat pseudo-player has a history."""
+    current = {"ada": (28.0, 4.0), "bob": (22.5, 6.1), "cy": (25.0, 25 / 3), "0/3": (0.7, 1.2)}
+    game = rated_game("g", 20, ["ada", "bob", "cy"], [(30, 2, 4), (30, 2, 4), (19, 5, 1)], [])
+    assert game is not None
+    assert [s.place for s in game.seats] == [1, 1, 3]
+    after = rate_game(PARAMETERS, current, game)
+    assert_close(after, by_oracle(current, game), tol=1e-12)
+    # the tie pulls the two toward each other: the weaker of them gains more
+    assert after["bob"][0] - 22.5 > after["ada"][0] - 28.0 > 0
+    assert after["cy"][0] < 25.0
+
+
+def test_five_seats_with_ties_a_seat_without_account_and_a_withdrawn_seat() -> None:
+    """Six seats: one held by no account (left out), one withdrawn (last,
+    alone in its team), two sharing the second place on points broken by
+    nothing (R7.3: same stages, same recipes), two apart only by stages."""
+    accounts = ["ada", None, "bob", "cy", "dee", "eve"]
+    keys = [(40, 3, 2), (55, 9, 9), (31, 2, 5), (31, 2, 5), (28, 4, 1), (45, 6, 3)]
+    game = rated_game("g", 77, accounts, keys, withdrawn=[5])
+    assert game is not None
+    assert [(s.seat, s.account, s.place, s.withdrawn) for s in game.seats] == [
+        (0, "ada", 1, False),
+        (2, "bob", 2, False),
+        (3, "cy", 2, False),
+        (4, "dee", 4, False),
+        (5, "eve", 5, True),
+    ]
+    assert game.teams() == [["ada", "0/6"], ["bob", "2/6"], ["cy", "3/6"], ["dee", "4/6"], ["eve"]]
+    current = {
+        "ada": (26.0, 3.0),
+        "bob": (31.0, 2.5),
+        "eve": (35.0, 1.5),
+        "2/6": (-0.4, 1.0),
+        "5/6": (0.9, 0.8),
+    }
+    after = rate_game(PARAMETERS, current, game)
+    assert_close(after, by_oracle(current, game), tol=1e-12)
+    assert "5/6" not in after  # the withdrawn seat teaches nothing of its seat
+    assert after["eve"][0] < 35.0  # withdrawing is a loss
+
+
+def test_what_is_rated() -> None:
+    keys = [(10, 0, 0), (20, 0, 0), (30, 0, 0)]
+    assert rated_game("g", 1, ["ada", None, None], keys, []) is None  # one account
+    assert rated_game("g", 1, ["ada", None, "ada"], keys, []) is None  # one account, twice
+    twice = rated_game("g", 1, ["ada", "bob", "ada"], keys, [])
+    assert twice is not None and [s.seat for s in twice.seats] == [0, 1]  # its first seat
+    assert rated_game("g", 1, ["ada", "bob", None], keys, [0, 1]) is None  # both withdrew
+    forfeit = rated_game("g", 1, ["ada", "bob", None], keys, [1])
+    assert forfeit is not None and [s.place for s in forfeit.seats] == [1, 2]
+    # the places are among the rated seats: the seat without an account
+    # scored most, and the others keep their order (R7.3)
+    among = rated_game("g", 1, [None, "ada", "bob"], [(99, 0, 0), (5, 1, 0), (5, 0, 3)], [])
+    assert among is not None and [s.place for s in among.seats] == [1, 2]
+
+
+def test_parameters_the_record_and_the_number_shown() -> None:
+    assert Parameters.from_doc(PARAMETERS.to_doc()) == PARAMETERS
+    with pytest.raises(ValueError):
+        Parameters.from_doc({**PARAMETERS.to_doc(), "extra": 1.0})
+    kept = record()
+    assert kept["library"] == "openskill" and kept["model"] == "PlackettLuce"
+    assert kept["version"].count(".") == 2 and kept["parameters"]["beta"] == 25 / 6
+    assert shown(25.0, 25 / 3) == 0  # a new account
+    assert shown(30.0, 2.0) == 40 * 24 and shown(20.0, 8.0) == -160
+    assert seat_id(0, 4) == "0/4"
+    # at a table of equals, a seat with more μ wins more; no effect: a fair share
+    assert equal_table_shares(PARAMETERS, [(0.0, 0.0)] * 4) == pytest.approx([0.25] * 4)
+    shares = equal_table_shares(PARAMETERS, [(1.0, 0.5), (0.0, 0.5), (-1.0, 0.5)])
+    assert shares[0] > 1 / 3 > shares[2] and sum(shares) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("seed", [3, 11, 19])
+def test_a_sitting_ranks_a_whole_game_as_the_engine_does(seed: int) -> None:
+    """The RankTable kept from the open events gives the engine's own R7.3
+    keys at the end of a whole game, seats moved before the start included."""
+    app = Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    hashes = [f"{seed}{n}".ljust(64, "0") for n in range(5)]
+    game = app.create_game(variant=None, secret=seed.to_bytes(32, "big"))
+    for n, digest in enumerate(hashes):
+        app.join(game, f"P{n}", caller=Caller(digest))
+    app.remove_seat(game, 1)
+    app.start(game)
+    seated = [hashes[0], *hashes[2:]]
+    choose = BOTS["greedy"](random.Random(seed))
+    while (state := app.state(game)).status == "running":
+        app.play(game, choose(state, state.turn), caller=Caller(seated[state.turn]))
+    ledger = Ledger()
+    accounts = {digest: f"account-{n}" for n, digest in enumerate(hashes)}
+    for digest, account in accounts.items():
+        ledger.feed("AccountOpened", account, {"holder_hash": digest}, 0)
+    sitting = None
+    for n in app.recorder.select_notifications(0, 10_000):
+        event = app.mapper.to_domain_event(n)
+        kind = type(event).__name__
+        if kind == "GameEnded":
+            sitting = Sitting.from_json(ledger.sittings[str(game)].to_json())  # a stored one
+        ledger.feed(kind, str(event.originator_id), vars(event), n.id)
+    assert sitting is not None and sitting.table is not None
+    state = app.state(game)
+    sitting.table.scores = list(state.scores)
+    assert rank_keys(sitting.table) == rank_keys(state)
+    (rated,) = ledger.games
+    assert all(ledger.played[s["account"]] == 1 for s in rated["seats"])
+    assert [s["account"] for s in rated["seats"]] == [accounts[h] for h in seated]
+    assert [s["place"] for s in rated["seats"]] == places(rank_keys(state))
+    assert not differences(
+        {"games": ledger.games, "accounts": ledger.accounts(), "seats": ledger.seats()}, ledger
+    )
+
+
+def test_differences_name_a_tampered_rating() -> None:
+    ledger = Ledger()
+    ledger.apply(RatedGame("g1", 5, 2, (RatedSeat(0, "ada", 1), RatedSeat(1, "bob", 2))))
+    ledger.apply(RatedGame("g2", 9, 3, (RatedSeat(0, "bob", 1), RatedSeat(2, "cy", 2))))
+    kept = {"games": ledger.games, "accounts": ledger.accounts(), "seats": ledger.seats()}
+    assert differences(kept, ledger) == []
+    nudged = {**kept, "accounts": {**kept["accounts"], "bob": {**kept["accounts"]["bob"]}}}
+    nudged["accounts"]["bob"]["mu"] += 1e-6
+    (found,) = differences(nudged, ledger)
+    assert found.startswith("account bob: recorded μ")
+    within = {
+        **kept,
+        "seats": {k: {**v, "sigma": v["sigma"] + 1e-10} for k, v in kept["seats"].items()},
+    }
+    assert differences(within, ledger) == []
+    reordered = {**kept, "games": [kept["games"][1], kept["games"][0]]}
+    assert differences(reordered, ledger)[0].startswith("rated game 1 (g1)")
