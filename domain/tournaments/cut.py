@@ -11,6 +11,7 @@ snake-wise and seats each table in seed order."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any, Literal
 
 from domain.errors import CreationError, TournamentRuleError
@@ -59,12 +60,32 @@ def deal(qualifiers: Sequence[int], k: int) -> list[list[int]]:
 def seeds_of(first: Round, k: int) -> dict[int, int]:
     """Each cut player's seed, from the first cut round's tables (players in
     seat order): the inverse of ``deal``."""
+    return seeds_at([seat.players for seat in first.tables], k)
+
+
+def seeds_at(tables: Sequence[Sequence[int]], k: int) -> dict[int, int]:
+    """``seeds_of`` on tables as lists of players in seat order."""
     seeds: dict[int, int] = {}
-    for t, seat in enumerate(first.tables):
-        for row, player in enumerate(seat.players):
+    for t, players in enumerate(tables):
+        for row, player in enumerate(players):
             column = t if row % 2 == 0 else k - 1 - t
             seeds[player] = row * k + column + 1
     return seeds
+
+
+StandingKey = tuple[Fraction, Fraction, int]
+
+
+def standing_keys(state: TournamentState) -> dict[int, StandingKey]:
+    """T6.1 (1)–(3) for each active player (the standings as of now, the
+    cut's games left out, T12.3), lower first: what orders the standings
+    but for (4), the rank key, which hangs on the secret's seed."""
+    active = set(state.active)
+    return {
+        row.player: (-row.match_points, -row.opponents, -row.game_points)
+        for row in state.standings()
+        if row.player in active
+    }
 
 
 def stage(state: TournamentState, number: int) -> Literal["swiss", "first", "final", "over"]:

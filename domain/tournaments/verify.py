@@ -45,6 +45,7 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import pairwise
 from typing import Any
 from uuid import UUID
 
@@ -653,6 +654,8 @@ class _Check:
                 f"T3.1: round {number}'s tables seat {[len(t) for t in players]}, "
                 f"the rules give {list(parts)}",
             )
+        if stage == "first":
+            self._seeds_checked(record, number, players)
         inputs = decide.pairing_inputs(state)
         value = exact.text(objective(players, inputs.met, inputs.points, state.weight))
         if p["objective"] != value:
@@ -684,6 +687,36 @@ class _Check:
         if inputs.conflicts is not None:
             expected["objective_c"] = exact.text(conflicts_at(players, inputs.conflicts))
         self._whole(record, rule, expected)
+
+    def _seeds_checked(self, record: Record, number: int, players: list[list[int]]) -> None:
+        """T12.1, T12.2 without the seed: the seeds the tables give back
+        (``cut.seeds_at``, the inverse of the snake deal and seat order) are
+        the top active players by T6.1 (1)–(3), no active player left out
+        standing above the last of them, and seed after seed never stands
+        higher than the one before. Where only (4), the rank key, tells two
+        players apart, the secret decides: the verdict is ``judged=False``."""
+        state = self.state
+        assert state is not None and state.cut is not None
+        seeds = cut.seeds_at(players, state.cut)
+        ordered = sorted(seeds, key=lambda q: seeds[q])
+        keys = cut.standing_keys(state)
+        last = max(ordered, key=lambda q: keys[q])
+        above = [q for q in state.active if q not in seeds and keys[q] < keys[last]]
+        if above:
+            raise Failure(
+                record,
+                f"T12.1: round {number} seats {sorted(ordered)} in the cut, but players "
+                f"{above}, left out, stand above its last qualifier (player {last}) in the "
+                "standings after the last Swiss round (T6.1 (1)–(3))",
+            )
+        for seed, (better, worse) in enumerate(pairwise(ordered), start=1):
+            if keys[better] > keys[worse]:
+                raise Failure(
+                    record,
+                    f"T12.2: round {number}'s cut tables are {players}, dealt snake-wise and "
+                    f"seated by seed: seed {seed} (player {better}) stands below seed "
+                    f"{seed + 1} (player {worse}) in the standings (T6.1 (1)–(3))",
+                )
 
     def _GameResultRecorded(self, record: Record, p: dict[str, Any]) -> None:  # T5.1, T9.2
         state = self.state

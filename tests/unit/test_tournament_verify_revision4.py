@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from datetime import datetime
+from fractions import Fraction
 from functools import cache
 from typing import Any
 from uuid import UUID
@@ -434,3 +435,100 @@ def test_T12_a_running_cut_verifies_with_its_secret_sealed_and_its_final_is_chec
     log = read_back(*running_cut_lines())
     log.rewrite("RoundPaired", lambda p: p.update(byes=[1]), round=2)
     assert failure(log).rule == "T12.2"  # a cut round has no byes
+
+
+@cache
+def running_semifinal_lines() -> tuple[UUID, tuple[str, ...], bytes]:
+    """Twelve players in teams, two Swiss rounds, a cut of three tables of
+    three (nine of twelve qualify, T12.1): the semifinals paired, not
+    played; secret and seed sealed in the export."""
+    app = Opus(env=POPO)
+    t = app.tournaments
+    organiser = Caller(player_hash(0))
+    secret = bytes(range(21, 53))
+    tournament = t.create(
+        "Running semifinals", caller=organiser, rounds=2, cut=3, sizes=(3, 3, 3), secret=secret
+    ).aggregate_id
+    for n in range(1, 13):
+        t.register(tournament, f"P{n}", f"c{n}", caller=Caller(player_hash(n)), team=TEAMS[n % 4])
+    rng = random.Random(8)
+    for _ in range(2):
+        t.pair(tournament, caller=organiser)
+        play_to_end(app, tournament, rng)
+    t.pair(tournament, caller=organiser)
+    return tournament, tuple(tournament_lines(app, tournament)), secret
+
+
+def running_semifinals() -> tuple[TournamentExport, oracle.OracleTournament]:
+    """The export, and the oracle as of the semifinals' pairing (with the secret)."""
+    tournament, lines, secret = running_semifinal_lines()
+    log = read_back(tournament, lines)
+    paired = log.first("RoundPaired", round=3)
+    before = [(r.type, r.payload or {}) for r in log.records if r.version < paired.version]
+    return log, oracle.OracleTournament.of(before, secret)
+
+
+def _text(value: Fraction | int) -> str:
+    value = Fraction(value)
+    return f"{value.numerator}/{value.denominator}"
+
+
+def test_T12_1_a_sealed_cut_with_a_low_player_in_seed_1s_seat_fails() -> None:
+    """Without the seed the qualifiers are still checked on what needs no
+    secret: the worst-placed active player put in seed 1's seat, the
+    table's shares, the objective, (c) and the game's seat fixed up to
+    match, leaves seed 1 out while standing above the last qualifier."""
+    log, told = running_semifinals()
+    assert log.records[0].redacted
+    verdict = log.verify()
+    assert verdict.ok and not verdict.judged, verdict.reason
+    tables = cut_tables(log, 3)
+    seated = {p for table in tables for p in table}
+    points = told.match_points_now()
+    outsider = min((p for p in told.active if p not in seated), key=lambda p: points[p])
+    seed_1 = tables[0][0]
+    assert points[outsider] < min(points[p] for p in seated)  # below every qualifier
+    tables[0][0] = outsider
+    terms = told.terms()
+    shares = [terms.shares(table) for table in tables]
+    c, rest = terms.value(tables)
+
+    def forge(p: dict[str, Any]) -> None:
+        p["tables"][0]["players"] = tables[0]
+        a, b, own_c = shares[0]
+        p["tables"][0]["shares"] = {"a": _text(a), "b": _text(b), "c": _text(own_c)}
+        p["objective"] = _text(rest)
+        p["objective_c"] = _text(c)
+
+    log.rewrite("RoundPaired", forge, round=3)
+    game = log.game(3, 1)
+    joined = next(
+        r for r in log.games[game] if r.type == "PlayerJoined" and (r.payload or {})["player"] == 0
+    )
+    registered = log.first("PlayerRegistered", player=outsider).payload or {}
+    fields = ("name", "contribution", "token_hash")
+    log.rewrite_game(game, joined.version, lambda p: p.update({k: registered[k] for k in fields}))
+    verdict = failure(log)
+    assert verdict.rule == "T12.1", verdict.reason
+    assert f"left out, stand above its last qualifier (player {outsider})" in verdict.reason
+    listed = verdict.reason.split("but players [", 1)[1].split("]", 1)[0]
+    assert str(seed_1) in listed.split(", ")
+
+
+def test_T12_2_a_sealed_cut_seeded_out_of_order_fails() -> None:
+    """Seeds 1 and 7 (table 1's seats 0 and 2) exchanged: the same tables,
+    shares and objective, but seed 1 now stands below seed 2 (T6.1 (1)–(3),
+    no secret needed)."""
+    log, told = running_semifinals()
+    tables = cut_tables(log, 3)
+    points = told.match_points_now()
+    assert points[tables[0][0]] > points[tables[0][2]]
+
+    def reseat(p: dict[str, Any]) -> None:
+        one = p["tables"][0]["players"]
+        one[0], one[2] = one[2], one[0]
+
+    log.rewrite("RoundPaired", reseat, round=3)
+    verdict = failure(log)
+    assert verdict.rule == "T12.2", verdict.reason
+    assert "seed 1 (player" in verdict.reason
