@@ -121,7 +121,13 @@ def decide_constraint(
             "pairing constraints are recorded until round 1 is paired", "T11.1"
         )
     registered = range(1, len(state.registrations) + 1)
-    if len(players) != 2 or len(set(players)) != 2 or any(p not in registered for p in players):
+    numbers = all(type(p) is int for p in players)  # not 3.0, not true (T10.1)
+    if (
+        not numbers
+        or len(players) != 2
+        or len(set(players)) != 2
+        or any(p not in registered for p in players)
+    ):
         raise E.TournamentRuleError(
             f"a constraint names two different registered players (1 to {len(registered)}), "
             f"not {players}",

@@ -58,6 +58,7 @@ from domain.audit import (
     check_sequence,
     judge_game,
 )
+from domain.chain import canonical_json
 from domain.chained import Fact
 from domain.errors import RuleError
 from domain.events import EVENT_TYPES, TournamentGameCreated
@@ -181,13 +182,20 @@ def _fields(record: Record) -> dict[str, Any]:
     return {k: v for k, v in (record.payload or {}).items() if k != "command"}
 
 
+def _same(recorded: Any, expected: Any) -> bool:
+    """T10.1: whether a recorded value is the one the rules give, compared
+    as the chain's canonical JSON (domain/chain.py), never with Python's
+    ``==``: 1, 1.0 and true are three values."""
+    return canonical_json(recorded) == canonical_json(expected)
+
+
 def _differs(
     rule: str, type_: str, recorded: Mapping[str, Any], expected: Mapping[str, Any]
 ) -> str:
     shown = ", ".join(
         f"{k} recorded {recorded.get(k)!r}, the rules give {v!r}"
         for k, v in expected.items()
-        if recorded.get(k) != v
+        if not _same(recorded.get(k), v)
     )
     extra = sorted(set(recorded) - set(expected))
     if extra:
@@ -221,7 +229,7 @@ def _ranking_differs(recorded: Any, expected: list[dict[str, Any]]) -> str:
     """T12.4: where a recorded final ranking first differs from the rules'."""
     rows = recorded if isinstance(recorded, list) else []
     for k, row in enumerate(expected):
-        if k >= len(rows) or rows[k] != row:
+        if k >= len(rows) or not _same(rows[k], row):
             found = rows[k] if k < len(rows) else None
             return (
                 f"T12.4: the final ranking's row {k + 1} is recorded {found!r}, "
@@ -328,7 +336,7 @@ class _Check:
             ) from None
         recorded = dict(record.payload or {})  # no command id: a create has none
         expected = _created_fields(state, recorded)
-        if recorded != expected:
+        if not _same(recorded, expected):
             raise Failure(record, _differs("T1.1", record.type, recorded, expected))
         return state
 
@@ -357,7 +365,7 @@ class _Check:
         """T10.1: the record is the whole event the rules give, every field
         (nested ones too) and no other, but for its command id."""
         recorded = _fields(record)
-        if recorded != expected:
+        if not _same(recorded, expected):
             raise Failure(record, _differs(rule, record.type, recorded, expected))
 
     def _compare(self, record: Record, rule: str, facts: list[Fact]) -> None:
@@ -365,7 +373,7 @@ class _Check:
         if not facts:
             raise Failure(record, f"{rule}: the rules record no {record.type} here")
         cls, expected = facts[0]
-        if cls.__name__ != record.type or recorded != expected:
+        if cls.__name__ != record.type or not _same(recorded, expected):
             raise Failure(record, _differs(rule, record.type, recorded, expected))
 
     # ---- the tournament's events ------------------------------------------------
@@ -796,7 +804,7 @@ class _Check:
                 f"T9.3: the final standings digest is recorded {p['standings']}, "
                 f"the standings (T6, T7) give {expected['standings']}",
             )
-        if p.get("ranking") != expected.get("ranking"):
+        if not _same(p.get("ranking"), expected.get("ranking")):
             if "ranking" not in expected:
                 raise Failure(record, "T12.4: a final ranking is recorded, but no cut is named")
             raise Failure(record, _ranking_differs(p.get("ranking"), expected["ranking"]))
@@ -829,18 +837,16 @@ class _Check:
             first = records[0]
             p = first.payload or {}
             where = f"round {round_.number}, table {seat.table}"
-            if first.type != TournamentGameCreated.__name__ or (
-                p.get("tournament"),
-                p.get("round"),
-                p.get("table"),
-            ) != (self.id, round_.number, seat.table):
+            if first.type != TournamentGameCreated.__name__ or not _same(
+                [p.get("tournament"), p.get("round"), p.get("table")],
+                [self.id, round_.number, seat.table],
+            ):
                 raise Failure(
                     first, f"T1.4: game {game} is not created as this tournament's game at {where}"
                 )
-            if (p.get("draw"), p.get("guild"), p.get("stage_points")) != (
-                rules.draw,
-                rules.guild,
-                list(rules.stage_points),
+            if not _same(
+                [p.get("draw"), p.get("guild"), p.get("stage_points")],
+                [rules.draw, rules.guild, list(rules.stage_points)],
             ):
                 raise Failure(
                     first, f"T1.1: game {game} is not played under the tournament's rules"
@@ -878,7 +884,9 @@ class _Check:
                     at, f"T1.4: game {game} ({where}) has no seat index {k} for player {player}"
                 )
             p = joined[k].payload or {}
-            if {key: p.get(key) for key in expected} != expected or p.get("player") != k:
+            if not _same({key: p.get(key) for key in expected}, expected) or not _same(
+                p.get("player"), k
+            ):
                 raise Failure(
                     joined[k],
                     f"T1.4: seat index {k} of game {game} ({where}) is not player {player}'s "

@@ -532,3 +532,39 @@ def test_T12_2_a_sealed_cut_seeded_out_of_order_fails() -> None:
     verdict = failure(log)
     assert verdict.rule == "T12.2", verdict.reason
     assert "seed 1 (player" in verdict.reason
+
+
+# ---- T10.1: values compared as canonical JSON, never with Python's == ----------------------
+
+
+@pytest.mark.parametrize("value", [1.0, True], ids=["float", "true"])
+def test_T12_4_a_ranking_rank_recorded_as_another_json_value_fails(value: Any) -> None:
+    """1, 1.0 and true are equal in Python, three values in JSON."""
+    log = cut_export()
+    log.rewrite("TournamentFinished", lambda p: p["ranking"][0].update(rank=value))
+    verdict = failure(log)
+    assert verdict.rule == "T12.4", verdict.reason
+    assert verdict.reason.startswith("T12.4: the final ranking's row 1 is recorded")
+
+
+def test_T5_1_a_results_scores_recorded_as_floats_fail() -> None:
+    """A field of the whole event recorded as floats: equal in Python, not in JSON."""
+    log = cut_export()
+    log.rewrite(
+        "GameResultRecorded",
+        lambda p: p.update(scores=[float(s) for s in p["scores"]]),
+        game=log.game(1, 1),
+    )
+    verdict = failure(log)
+    assert verdict.rule == "T5.1", verdict.reason
+    assert "GameResultRecorded differs: scores recorded" in verdict.reason
+
+
+def test_T11_1_a_constraint_naming_a_player_as_a_float_fails() -> None:
+    log = constrained_export()
+    added = log.first("PairingConstraintAdded").payload or {}
+    low, high = added["players"]
+    log.rewrite("PairingConstraintAdded", lambda p: p.update(players=[low, float(high)]))
+    verdict = failure(log)
+    assert verdict.rule == "T11.1", verdict.reason
+    assert "a constraint names two different registered players" in verdict.reason
