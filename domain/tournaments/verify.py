@@ -238,6 +238,27 @@ def _ranking_differs(recorded: Any, expected: list[dict[str, Any]]) -> str:
     return f"T12.4: the final ranking records {len(rows)} rows, the rules give {len(expected)}"
 
 
+def _integers(values: Any) -> bool:
+    return isinstance(values, list) and all(type(v) is int for v in values)
+
+
+def _numbered(tables: Any, byes: Any) -> bool:
+    """T1.2: a RoundPaired's tables and byes as the rules write them: each
+    table a number, a game id and its players, registration numbers (JSON
+    integers, never 1.0 or true)."""
+    return (
+        isinstance(tables, list)
+        and all(
+            isinstance(t, dict)
+            and type(t.get("table")) is int
+            and isinstance(t.get("game"), str)
+            and _integers(t.get("players"))
+            for t in tables
+        )
+        and _integers(byes)
+    )
+
+
 def _time(text: Any) -> datetime:
     moment = datetime.fromisoformat(text) if isinstance(text, str) else None
     if moment is None or moment.tzinfo is None:
@@ -287,15 +308,15 @@ class _Check:
             payload = dict(record.payload or {})
             try:
                 handler(record, payload)
+                self._evolve(record, payload)
+                if record.type == "RoundPaired":
+                    self._paired_games(record)
             except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
                 raise Failure(
                     record, f"T1.2: the payload does not fit {record.type}: {type(e).__name__}: {e}"
                 ) from None
             except RuleError as e:
                 raise Failure(record, str(e)) from None
-            self._evolve(record, payload)
-            if record.type == "RoundPaired":
-                self._paired_games(record)
             pending_close = record.type == "GameResultRecorded" and self._round_done()
         if pending_close:
             raise Failure(
@@ -447,6 +468,13 @@ class _Check:
                 record, f"T9.1: round {p['round']} is paired where round {number} is next"
             )
         tables = p["tables"]
+        if not _numbered(tables, p["byes"]):
+            raise Failure(
+                record,
+                "T1.2: a RoundPaired's tables (numbered, each with its game) and byes name "
+                f"players by their registration numbers, integers: tables {tables!r}, "
+                f"byes {p['byes']!r}",
+            )
         players = [list(t["players"]) for t in tables]
         byes = list(p["byes"])
         if [t["table"] for t in tables] != list(range(1, len(tables) + 1)):

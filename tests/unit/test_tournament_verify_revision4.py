@@ -12,6 +12,7 @@ a seat withdrawn 14 game records before its player dropped."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import datetime
 from fractions import Fraction
 from functools import cache
@@ -568,3 +569,21 @@ def test_T11_1_a_constraint_naming_a_player_as_a_float_fails() -> None:
     verdict = failure(log)
     assert verdict.rule == "T11.1", verdict.reason
     assert "a constraint names two different registered players" in verdict.reason
+
+
+@pytest.mark.parametrize("player", [lambda q: float(q), lambda q: str(q)], ids=["float", "text"])
+def test_T10_1_a_pairing_naming_players_by_non_integers_fails_naming_a_rule(
+    player: Callable[[int], Any],
+) -> None:
+    """A forged RoundPaired whose table names a player as 2.0 or "2": a
+    verdict naming its rule, never an uncaught error."""
+    log = cut_export()
+
+    def forge(p: dict[str, Any]) -> None:
+        players = p["tables"][0]["players"]
+        players[0] = player(players[0])
+
+    log.rewrite("RoundPaired", forge, round=2)
+    verdict = failure(log)
+    assert verdict.rule == "T1.2", verdict.reason
+    assert "name players by their registration numbers, integers" in verdict.reason
