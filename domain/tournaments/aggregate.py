@@ -137,8 +137,9 @@ class Tournament(Chained):
         check_text("who records it", by, refused)
         self._trigger_all(decide.decide_constraint(self.state, players, reason, by), command)
 
-    def drop(self, player: int, command: str = "") -> None:
-        self._trigger_all(decide.decide_drop(self.state, player), command)
+    def drop(self, player: int, command: str = "", timestamp: datetime | None = None) -> None:
+        """T2.2; ``timestamp``: the moment of the drop and its withdrawals."""
+        self._trigger_all(decide.decide_drop(self.state, player), command, timestamp)
 
     def pair(self, beacon: str | None = None, command: str = "") -> list[decide.TableGame]:
         """T3, T4: the next round; returns the games to create and start."""

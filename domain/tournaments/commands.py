@@ -24,6 +24,7 @@ from domain.chained import Chained
 from domain.errors import CallError, CreationError, NotTournamentOrganiserError
 from domain.events import GameEnded
 from domain.game import Game
+from domain.moves import Withdraw
 from domain.pipeline import (
     SERVICE,
     Caller,
@@ -41,6 +42,15 @@ from domain.text import check_text
 from domain.tournaments.aggregate import Tournament
 from domain.tournaments.decide import TableGame
 from domain.tournaments.tables import TableSizes
+
+
+def withdraw_at(game: Game, seat: int, command: str, moment: datetime) -> None:
+    """R3.5's withdrawal (``Game.withdraw``), its events stamped ``moment``."""
+
+    def apply(facts: list[Any]) -> None:
+        game._trigger_all(facts, command, moment)
+
+    engine.run_move(game, Withdraw(seat), apply)
 
 
 class TournamentCommands:
@@ -115,10 +125,15 @@ class TournamentCommands:
                 check_organiser(t, caller)
 
         def drop(t: Tournament, unit: Unit, caller: Caller) -> None:
-            t.drop(player, caller.command)
-            for game_id in t.state.running_games_of(player):
-                game = unit.get(game_id, Game)
-                game.withdraw(t.state.games[game_id][1].players.index(player), caller.command)
+            # T2.2 on timestamps: the drop and the seats it withdraws are one
+            # moment, never before the last record of the tournament or of a
+            # game it touches (a clock stepped back, another host's).
+            games = [(g, unit.get(g, Game)) for g in t.state.running_games_of(player)]
+            moment = max([datetime.now(UTC), t.modified_on, *(g.modified_on for _, g in games)])
+            t.drop(player, caller.command, moment)
+            for game_id, game in games:
+                seat = t.state.games[game_id][1].players.index(player)
+                withdraw_at(game, seat, caller.command, moment)
 
         def touches(t: Tournament) -> list[UUID]:
             return t.state.running_games_of(player)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from functools import cache
 from typing import Any
@@ -23,6 +23,7 @@ import pytest
 
 from domain.application import Opus
 from domain.bots import BOTS
+from domain.events import GameEvent
 from domain.pipeline import Caller
 from domain.tournaments.entrants import UNICODE_VERSION
 from domain.tournaments.verify import TournamentVerdict, verify_tournament
@@ -587,3 +588,40 @@ def test_T10_1_a_pairing_naming_players_by_non_integers_fails_naming_a_rule(
     verdict = failure(log)
     assert verdict.rule == "T1.2", verdict.reason
     assert "name players by their registration numbers, integers" in verdict.reason
+
+
+# ---- T2.2: the drop's one moment ---------------------------------------------------------------
+
+
+def test_T2_2_a_drop_after_a_move_stamped_in_the_future_is_stamped_after_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A game's last move stamped an hour ahead (a clock stepped back since,
+    or another host's): the drop and its SeatWithdrawn take one time, that
+    move's, so the log still verifies (T2.2 on timestamps)."""
+    app = Opus(env=POPO)
+    t = app.tournaments
+    organiser = Caller(player_hash(0))
+    tournament = t.create(
+        "Clock", caller=organiser, rounds=1, sizes=(3, 3, 3), secret=bytes(range(32))
+    ).aggregate_id
+    for n in range(1, 7):
+        t.register(tournament, f"P{n}", f"c{n}", caller=Caller(player_hash(n)))
+    t.pair(tournament, caller=organiser)
+    table = t.get(tournament).state.rounds[0].tables[0]
+    ahead = datetime.now(UTC) + timedelta(hours=1)
+    with monkeypatch.context() as patched:
+        patched.setattr(GameEvent, "create_timestamp", staticmethod(lambda: ahead))
+        state = app.state(table.game)
+        choose = BOTS["greedy"](random.Random(1))
+        seat = state.turn
+        app.play(table.game, choose(state, seat), caller=Caller(player_hash(table.players[seat])))
+    leaver = next(p for k, p in enumerate(table.players) if k != app.state(table.game).turn)
+    t.drop(tournament, leaver, caller=organiser)
+    log = read_back(tournament, tuple(tournament_lines(app, tournament)))
+    dropped = log.first("PlayerDropped")
+    withdrawn = next(r for r in log.games[str(table.game)] if r.type == "SeatWithdrawn")
+    assert datetime.fromisoformat(dropped.timestamp) == ahead
+    assert datetime.fromisoformat(withdrawn.timestamp) == ahead
+    verdict = log.verify()
+    assert verdict.ok, verdict.reason
