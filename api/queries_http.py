@@ -157,6 +157,39 @@ class LeaderboardQuery(MethodView):
         return view("leaderboard", args, lambda q: q.leaderboard(args["limit"]))
 
 
+@blp.route("/ratings")
+class RatingsQuery(MethodView):
+    @blp.arguments(LimitSchema(), location="query")
+    @blp.response(200, ViewSchema)
+    @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
+    def get(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Accounts by rating: ``rating`` is the conservative estimate
+        round(40 × (μ − 3σ)), with ``mu`` and ``sigma``; ``seats``, each
+        seat's learned effect by table size (``seat`` counted from 0), and
+        ``model``, the library, its version and the parameters the ratings
+        were computed with (Weng–Lin Plackett–Luce; README, Ratings)."""
+        return view("ratings", args, lambda q: q.ratings(args["limit"]))
+
+
+@blp.route("/ratings/<uuid:account_id>")
+class AccountRatingQuery(MethodView):
+    @blp.arguments(AfterSchema(), location="query")
+    @blp.response(200, ViewSchema)
+    @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
+    def get(self, args: dict[str, Any], account_id: UUID) -> dict[str, Any]:
+        """One account's rating, rank, and history: a point per rated game
+        (the game, its seat and place, μ and σ after it); an account with
+        no rated game is at the prior, unranked."""
+
+        def read(queries: Queries) -> dict[str, Any]:
+            found = queries.rating(account_id)
+            if found is None:
+                raise ApiError(404, f"no account {account_id}")
+            return found
+
+        return view("ratings", args, read)
+
+
 @blp.route("/lobby")
 class LobbyQuery(MethodView):
     @blp.arguments(LimitSchema(), location="query")

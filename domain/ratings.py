@@ -334,16 +334,19 @@ TABLE_EVENTS = (
 )
 
 
-@dataclass
 class Sitting:
     """A game on its way to a rating: how many seats it has and the account
     at each seat held by one, then, from the start, what R7.3 will rank it
-    by."""
+    by. (A plain class, not a dataclass: a view writes it by its
+    ``to_json``, which orjson would pass over for a dataclass.)"""
 
-    seats: int = 0
-    accounts: dict[int, str] = field(default_factory=dict)
-    table: RankTable | None = None
-    batch: int = 0  # the view's: the serial of the batch it is to be written in
+    __slots__ = ("accounts", "batch", "seats", "table")
+
+    def __init__(self, seats: int = 0, accounts: dict[int, str] | None = None) -> None:
+        self.seats = seats
+        self.accounts: dict[int, str] = accounts or {}
+        self.table: RankTable | None = None
+        self.batch = 0  # the view's: the serial of the batch it is to be written in
 
     def joined(self, seat: int, account: str | None) -> None:
         """R2.1: a seat taken (the next one), held by ``account`` or by none."""

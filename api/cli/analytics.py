@@ -22,6 +22,7 @@ from projections.analytics.engines import ENGINES, open_engine
 from projections.analytics.export import CHUNK_ROWS, Manifest, data_files
 from projections.analytics.export import export as run_export
 from projections.analytics.report import build_report
+from projections.ratings import ledger_from_log
 
 
 @click.group()
@@ -85,7 +86,16 @@ def export(out: Path | None, chunk_rows: int) -> None:
     default=None,
     help="The report's folder [default: $OPUS_ANALYTICS_DIR/report].",
 )
-def report(engine: str, master: str | None, data: Path | None, out: Path | None) -> None:
+@click.option(
+    "--ratings/--no-ratings",
+    default=True,
+    show_default=True,
+    help="Beside the seat advantage, the seat effects the ratings learn on the same games "
+    "(recomputed from the event store up to the export's position).",
+)
+def report(
+    engine: str, master: str | None, data: Path | None, out: Path | None, ratings: bool
+) -> None:
     """Run every question on the export and write the report: index.html,
     a CSV per question, PNG charts, and report.json (what the API serves)."""
     settings = Settings.from_env()
@@ -96,8 +106,16 @@ def report(engine: str, master: str | None, data: Path | None, out: Path | None)
         runner = open_engine(engine, files, master)
     except (FileNotFoundError, ValueError, RuntimeError) as e:
         raise click.ClickException(str(e)) from None
+    seats = None
+    if ratings:  # the ratings' seats, from the log up to the position the export reached
+        app = open_application(settings)
+        try:
+            ledger = ledger_from_log(app, stop=Manifest.load(data).position)
+        finally:
+            app.close()
+        seats = (ledger.params, ledger.seats())
     try:
-        done = build_report(runner, data, out)
+        done = build_report(runner, data, out, seats)
     finally:
         runner.close()
     click.echo(

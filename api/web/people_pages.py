@@ -15,6 +15,7 @@ from uuid import UUID
 from flask import redirect, render_template, request
 
 from api.runtime import services
+from api.web import rating_chart  # noqa: F401  (the templates' rating_html, rating_chart)
 from api.web.pages import after_arg, blp, caught_up
 from api.web.session import signed_in
 from domain.errors import AccountNotFoundError
@@ -82,15 +83,19 @@ def my_games() -> Any:
 @blp.get("/account/<uuid:account_id>")
 def account_page(account_id: UUID) -> str:
     """An account's public page: its name, kind, and its games."""
-    caught_up(("accounts",), after_arg())
+    caught_up(("accounts", "ratings"), after_arg())
     doc = services().views.account(account_id)
     if doc is None:
         raise AccountNotFoundError(f"no account {account_id}")
-    return render_template("web/people_account.html", doc=doc, games=account_games(doc))
+    rating = services().views.rating(account_id)  # its history drawn by api/web/rating_chart.py
+    return render_template(
+        "web/people_account.html", doc=doc, games=account_games(doc), rating=rating
+    )
 
 
 @blp.get("/players")
 def leaderboard() -> str:
-    caught_up(("leaderboard",), after_arg())
+    caught_up(("leaderboard", "ratings"), after_arg())
     rows = services().views.leaderboard(LEADERBOARD_ROWS)
-    return render_template("web/people_leaderboard.html", rows=rows)
+    ratings = services().views.ratings(LEADERBOARD_ROWS)
+    return render_template("web/people_leaderboard.html", rows=rows, ratings=ratings)

@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from projections.analytics import seat_effects
 from projections.analytics.engines import Answer, Engine
 from projections.analytics.export import Manifest
 
@@ -54,6 +55,7 @@ QUESTIONS = (
 )
 TITLES = {
     "seat_advantage": "Seat advantage",
+    seat_effects.QUESTION: seat_effects.TITLE,
     "card_strength": "Card strength",
     "points_by_rule": "Where points come from",
     "steal_graph": "The steal graph",
@@ -76,7 +78,9 @@ def sql_of(question: str) -> str:
 
 
 def description_of(question: str) -> str:
-    """The SQL file's leading comment."""
+    """The SQL file's leading comment (the seat effects: their module's)."""
+    if question == seat_effects.QUESTION:
+        return seat_effects.DESCRIPTION
     lines = []
     for line in sql_of(question).splitlines():
         if not line.startswith("--"):
@@ -126,12 +130,18 @@ def _json_row(row: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def build_report(engine: Engine, data: Path, out: Path) -> Report:
+def build_report(
+    engine: Engine, data: Path, out: Path, ratings: seat_effects.Ratings | None = None
+) -> Report:
     """Run every question on the export in ``data`` and write the report
-    folder ``out``; the snapshot (report.json) last."""
+    folder ``out``; the snapshot (report.json) last. ``ratings``: the seat
+    pseudo-players as the ratings learned them on the same games, shown
+    beside the seat advantage (projections/analytics/seat_effects.py)."""
     manifest = Manifest.load(data)
     started = time.perf_counter()
     results = run_questions(engine)
+    if ratings is not None:
+        results = seat_effects.with_seat_effects(results, *ratings)
     report = Report(results, engine.name, manifest.position, manifest.games, 0.0)
     report.seconds = time.perf_counter() - started
     write_report(report, out)

@@ -1,0 +1,218 @@
+"""``opus ratings``: the accounts by rating, one account's history, the
+seats' effects (the ratings view, projections/ratings.py); and the check
+``opus verify --ratings`` runs (``check_ratings``), on the store or on an
+export that carries the ratings (``opus export --ratings``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import click
+
+from domain.audit import Record
+from domain.ratings import (
+    TOLERANCE,
+    VERSION,
+    Ledger,
+    Parameters,
+    claimed_seats,
+    differences,
+)
+from infra.bootstrap import open_views
+from infra.settings import Settings
+from projections.ports import ViewStoreError
+from projections.queries import Queries
+from projections.ratings import ledger_from_log
+
+SHOWN_DIFFERENCES = 5  # differences printed by verify; the count says how many there are
+
+
+def describe(model: Mapping[str, Any]) -> str:
+    """What the ratings were computed with, in one line."""
+    p = model["parameters"]
+    return (
+        f"{model['library']} {model['version']} {model['model']}: μ₀ {p['mu']:g}, "
+        f"σ₀ {p['sigma']:.4g}, β {p['beta']:.4g}, τ {p['tau']:.4g}, κ {p['kappa']:g}, "
+        f"seats μ₀ {p['seat_mu']:g}, σ₀ {p['seat_sigma']:.4g}; shown {model['shown']}"
+    )
+
+
+@click.command()
+@click.argument("account", required=False)
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(min=1))
+@click.option("--seats", is_flag=True, help="The seats' effects too.")
+@click.option("--json", "as_json", is_flag=True, help="Print the view's answer as JSON.")
+@click.option("--generation", help="Read this generation (e.g. asof1234) instead of the live one.")
+@click.option("--after", type=int, help="Wait until the view has reached this position.")
+def ratings(
+    account: str | None,
+    limit: int,
+    seats: bool,
+    as_json: bool,
+    generation: str | None,
+    after: int | None,
+) -> None:
+    """The accounts by rating (the conservative estimate μ − 3σ, scaled), or
+    ACCOUNT's rating with its history, one line per rated game."""
+    store = open_views(Settings.from_env())
+    queries = Queries(store)
+    try:
+        position = queries.position("ratings", generation=generation)
+        if account is not None:
+            found = queries.rating(account, after=after, generation=generation)
+            if found is None:
+                raise click.ClickException(f"no account {account} in the ratings view")
+            lines = account_lines(found)
+            result: Any = found
+        else:
+            result = queries.ratings(limit, after=after, generation=generation)
+            lines = board_lines(result, seats)
+    except (ViewStoreError, TimeoutError) as e:
+        raise click.ClickException(str(e)) from e
+    finally:
+        store.close()
+    if as_json:
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+        return
+    click.echo(f"ratings view at position {position}; {describe(result['model'])}")
+    for line in lines:
+        click.echo(line)
+
+
+def board_lines(found: Mapping[str, Any], seats: bool) -> list[str]:
+    lines = [f"{found['rated']} accounts rated"]
+    if found["players"]:
+        lines.append(f"{'rank':>4} {'rating':>7} {'μ':>7} {'σ':>6} {'games':>6}  name")
+        for row in found["players"]:
+            bot = f" ({row['kind']})" if row["kind"].startswith("bot:") else ""
+            lines.append(
+                f"{row['rank']:>4} {row['rating']:>7} {row['mu']:>7.2f} {row['sigma']:>6.2f} "
+                f"{row['games']:>6}  {row['name']}{bot}  {row['account']}"
+            )
+    if seats:
+        lines.append("seats (seat 1 plays first; effect: μ less its table's mean; share of the")
+        lines.append("wins at a table of equals):")
+        for row in found["seats"]:
+            lines.append(
+                f"  table of {row['players']}, seat {row['seat'] + 1}: effect {row['effect']:+.3f} "
+                f"(μ {row['mu']:+.3f}, σ {row['sigma']:.3f}, {row['games']} games), "
+                f"share {row['share']:.1%}"
+            )
+    return lines
+
+
+def account_lines(found: Mapping[str, Any]) -> list[str]:
+    rank = f"rank {found['rank']} of {found['rated']}" if found["rank"] else "not rated yet"
+    lines = [
+        f"{found['name']} ({found['account']}): rating {found['rating']} "
+        f"(μ {found['mu']:.2f}, σ {found['sigma']:.2f}), {rank}, {found['games']} rated games"
+    ]
+    if found["history"]:
+        lines.append(
+            f"{'position':>9} {'seat':>5} {'place':>9} {'rating':>7} {'μ':>7} {'σ':>6}  game"
+        )
+        for point in found["history"]:
+            place = f"{point['place']}/{point['rated']}" + (" w" if point["withdrawn"] else "")
+            lines.append(
+                f"{point['position']:>9} {point['seat'] + 1:>3}/{point['players']} {place:>9} "
+                f"{point['rating']:>7} {point['mu']:>7.2f} {point['sigma']:>6.2f}  {point['game']}"
+            )
+    return lines
+
+
+# ---- opus verify --ratings ---------------------------------------------------------------
+
+
+def check_ratings(
+    recorded: Mapping[str, Any], ledger: Ledger, where: str
+) -> tuple[bool, list[str]]:
+    """Whether the recorded ratings equal the recomputed ones (every rated
+    game, seat, account and seat pseudo-player, within ``TOLERANCE``), and
+    the lines that say so."""
+    found = differences(recorded, ledger)
+    version = recorded.get("version")
+    with_what = f"recorded with {recorded.get('library')} {version}, recomputed with {VERSION}"
+    if version != VERSION:
+        with_what += " (another version: a difference may be the library's)"
+    counts = (
+        f"{len(ledger.games)} rated games, {len(ledger.accounts())} accounts, "
+        f"{len(ledger.seats())} seats"
+    )
+    if not found:
+        return True, [
+            f"ok   ratings {where}: {counts} recomputed from the games within {TOLERANCE:g} "
+            f"({with_what})"
+        ]
+    lines = [f"FAIL ratings {where}: {len(found)} differences from the games ({with_what})"]
+    lines.extend(f"  {line}" for line in found[:SHOWN_DIFFERENCES])
+    if len(found) > SHOWN_DIFFERENCES:
+        lines.append(f"  … and {len(found) - SHOWN_DIFFERENCES} more")
+    return False, lines
+
+
+def parameters_of(recorded: Mapping[str, Any]) -> Parameters:
+    try:
+        return Parameters.from_doc(recorded["parameters"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise click.ClickException(f"the ratings' parameters cannot be read: {e}") from None
+
+
+def ledger_of_records(recorded: Mapping[str, Any], records: Iterable[Record]) -> Ledger:
+    """The ratings recomputed from an export's games, up to the record's
+    position, with the accounts it says held each rated seat (an export
+    carries no account's events)."""
+    ledger = Ledger(parameters_of(recorded), claimed=claimed_seats(recorded))
+    stop = recorded.get("position") or 0
+    for record in sorted(records, key=lambda r: r.position or 0):
+        if record.position is None or record.position > stop:
+            continue
+        if record.payload is not None:
+            ledger.feed(record.type, record.aggregate_id, record.payload, record.position)
+    return ledger
+
+
+def verify_ratings(
+    settings: Settings,
+    app: Any,
+    records: Iterable[Record],
+    carried: list[dict[str, Any]],
+) -> tuple[bool, list[str]]:
+    """``opus verify --ratings``: on the store (``app``), the ratings view
+    against every rating recomputed from the log up to the view's position
+    (the accounts' holdings read from their events); on an export, the
+    ratings line it carries (``carried``, ``opus export --ratings``) against
+    those recomputed from its games."""
+    if app is not None:
+        store = open_views(settings)
+        try:
+            recorded = Queries(store).ratings_record(history=True)
+        finally:
+            store.close()
+        position = recorded["position"]
+        if position is None:
+            if (app.recorder.max_notification_id() or 0) == 0:
+                return True, ["--   ratings: not built yet (the log is empty)"]
+            return False, ["FAIL ratings: the ratings view is not built: run `opus project`"]
+        ledger = ledger_from_log(app, stop=position, params=parameters_of(recorded))
+        return check_ratings(recorded, ledger, f"at position {position}")
+    if not carried:
+        return False, [
+            "FAIL ratings: the file carries no ratings (export them with `opus export --ratings`)"
+        ]
+    recorded = carried[-1]
+    ledger = ledger_of_records(recorded, records)
+    return check_ratings(recorded, ledger, f"of the export, at position {recorded.get('position')}")
+
+
+def ratings_line(settings: Settings) -> str:
+    """The ratings as the view holds them now, as the export's last line:
+    ``{"ratings": {...}}``."""
+    store = open_views(settings)
+    try:
+        recorded = Queries(store).ratings_record()
+    finally:
+        store.close()
+    return json.dumps({"ratings": recorded}, ensure_ascii=False, sort_keys=True)
