@@ -26,6 +26,7 @@ from api import (
     health,
     identity,
     queries_http,
+    receipts_http,
     stream,
     tournament_queries_http,
     tournaments_http,
@@ -110,6 +111,7 @@ def create_app(config: Settings | Mapping[str, str | None] | None = None) -> Fla
         tournaments_http.blp,
         tournament_queries_http.blp,
         analytics_http.blp,
+        receipts_http.blp,
     )
     for blueprint in blueprints:
         api.register_blueprint(blueprint)
@@ -124,6 +126,7 @@ def create_app(config: Settings | Mapping[str, str | None] | None = None) -> Fla
         register_rate_limit(app, rate_limiter(services, settings, limit))
     register_body_checks(app)
     register_idempotency(app, services)
+    receipts_http.register(app)
     return app
 
 
@@ -156,6 +159,7 @@ def build_services(settings: Settings) -> Services:
     with ``OPUS_BOTS``, the bots at lobby tables moving (infra/bot_driver.py)."""
     services = open_services(settings)
     services.opus.listeners.append(stream.publisher(services))
+    receipts_http.attach(services, settings)  # after the publisher: a checkpoint follows its events
     if settings.bots:
         bots = bot_driver.start(services.opus, services.views, settings.bot_delay_seconds)
         services.closers.append(bots.stop)

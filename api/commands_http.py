@@ -18,6 +18,7 @@ from flask_smorest import Blueprint
 
 from api import docs
 from api.identity import command_caller, new_holder
+from api.receipts_http import receipt_of
 from api.runtime import services
 from api.schemas import (
     AssembleSchema,
@@ -76,6 +77,7 @@ def outcome(game_id: UUID, result: CommandOutcome, **extra: Any) -> dict[str, An
         "position": result.position,
         "version": result.version,
         "replayed": result.replayed,
+        "receipt": receipt_of(game_id, result.version),
         **extra,
     }
 

@@ -41,6 +41,7 @@ class Services:
     rp_id: str = ""  # WebAuthn's relying party ("": the request's host) and origin
     origin: str = ""
     closers: list[Any] = field(default_factory=list)
+    receipts: Any = None  # infra/receipts/service.py's Receipts; None with OPUS_RECEIPTS=0
 
     def close(self) -> None:
         for close in reversed(self.closers):

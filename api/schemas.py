@@ -143,6 +143,14 @@ class OutcomeSchema(StrictSchema):
     )
     version = fields.Integer(required=True)
     replayed = fields.Boolean(required=True)
+    receipt = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "The receipt of the command's last event: a C2SP tlog-proof "
+            "(index, inclusion proof, signed checkpoint) in its log (README, Receipts); "
+            "null when receipts are off."
+        },
+    )
 
 
 class CreatedSchema(OutcomeSchema):

@@ -200,6 +200,9 @@ def _stream(
             from_log = game_export(svc.opus, game_id, sent)
             continue
         line = json.loads(message)
+        if "checkpoint" in line:  # the game's signed checkpoint after a command (receipts)
+            yield f"event: checkpoint\ndata: {message}\n\n"
+            continue
         if line["version"] <= sent:
             continue
         if line["version"] > sent + 1:

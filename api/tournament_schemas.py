@@ -222,6 +222,14 @@ class TournamentOutcomeSchema(StrictSchema):
     )
     version = fields.Integer(required=True, metadata={"description": "The tournament's version."})
     replayed = fields.Boolean(required=True)
+    receipt = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "The receipt of the command's last event: a C2SP tlog-proof "
+            "(index, inclusion proof, signed checkpoint) in its log (README, Receipts); "
+            "null when receipts are off."
+        },
+    )
 
 
 class TournamentCreatedSchema(TournamentOutcomeSchema):

@@ -24,6 +24,7 @@ from flask_smorest import Blueprint
 
 from api import docs
 from api.identity import command_caller, new_holder
+from api.receipts_http import receipt_of
 from api.runtime import services
 from api.tournament_schemas import (
     CallSchema,
@@ -69,6 +70,7 @@ def outcome(tournament_id: UUID, result: CommandOutcome, **extra: Any) -> dict[s
         "position": result.position,
         "version": result.version,
         "replayed": result.replayed,
+        "receipt": receipt_of(tournament_id, result.version),
         **extra,
     }
 

@@ -68,7 +68,9 @@ default, ``eventsourcing.postgres``, or ``eventsourcing.popo`` in memory),
   with the count of those not logged (infra/logthrottle.py);
 - ``OPUS_ANALYTICS_DIR`` (``./var/analytics``): the analytics' folder: the
   Parquet export in ``parquet/``, the latest report in ``report/``, whose
-  ``report.json`` ``GET /analytics/{question}`` serves.
+  ``report.json`` ``GET /analytics/{question}`` serves;
+- ``OPUS_RECEIPTS*``: signed receipts, their key and witnesses
+  (infra/receipts/settings.py lists them).
 
 The batch sizes and the reconnect timeout are the command line's options.
 """
@@ -82,6 +84,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from infra.logthrottle import DEFAULT_INTERVAL as LOG_THROTTLE_INTERVAL
+from infra.receipts.settings import ReceiptsSettings
 from projections.queries import WAIT_TIMEOUT
 from projections.rebuild import BATCH_SIZE as REBUILD_BATCH_SIZE
 from projections.runner import BATCH_SIZE as RUNNER_BATCH_SIZE
@@ -203,6 +206,8 @@ class Settings:
     api_streams: int | None = DEFAULT_API_STREAMS  # None: no bound (the stream service)
     log_throttle_seconds: float = DEFAULT_LOG_THROTTLE_SECONDS
     store_timeout: float = DEFAULT_STORE_TIMEOUT
+    # OPUS_RECEIPTS*: signed receipts and the global log (infra/receipts/settings.py)
+    receipts: ReceiptsSettings = field(default_factory=ReceiptsSettings)
 
     @classmethod
     def from_env(
@@ -257,6 +262,7 @@ class Settings:
             log_throttle_seconds=_number(
                 env, "OPUS_LOG_THROTTLE_SECONDS", float, DEFAULT_LOG_THROTTLE_SECONDS
             ),
+            receipts=ReceiptsSettings.from_env(env),
         )
 
     @property

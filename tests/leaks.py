@@ -10,6 +10,9 @@ from domain.disclosure import PUBLIC, Audience
 # Integers in views, logs and answers that are not card ids.
 NOT_CARDS = {
     "version",
+    "old",  # a receipt's proof: tree sizes and a leaf's index (api/receipts_http.py)
+    "size",
+    "index",
     "position",
     "deck_size",
     "hand_sizes",

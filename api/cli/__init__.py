@@ -10,9 +10,11 @@ import click
 from api.cli.analytics import analytics
 from api.cli.log import export, verify
 from api.cli.read_side import project, rebuild, view
+from api.cli.receipts import receipts
 from api.cli.serve import serve
 from api.cli.simulate import simulate
 from api.cli.tournament import tournament
+from api.cli.witness import witness
 
 
 @click.group()
@@ -34,3 +36,5 @@ main.add_command(rebuild)
 main.add_command(view)
 main.add_command(tournament)
 main.add_command(analytics)
+main.add_command(receipts)
+main.add_command(witness)

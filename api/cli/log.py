@@ -51,16 +51,48 @@ VIEWS_HINT = (
     show_default=True,
     help="Also check that each live view equals a clean rebuild (store mode only).",
 )
+@click.option(
+    "--receipts",
+    "receipts_dir",
+    type=click.Path(exists=True, file_okay=False),
+    default=None,
+    help="Instead: hold the receipts and checkpoints players kept in this folder against "
+    "each other and the log; print any two signed statements that contradict.",
+)
+@click.option(
+    "--key",
+    "vkeys",
+    multiple=True,
+    help="With --receipts: the server's vkey(s), current and retired (default: the "
+    "folder's server.json, else this service's key).",
+)
 def verify(
-    game_id: str | None, tournament_id: str | None, path: IO[str] | None, views: bool
+    game_id: str | None,
+    tournament_id: str | None,
+    path: IO[str] | None,
+    views: bool,
+    receipts_dir: str | None,
+    vkeys: tuple[str, ...],
 ) -> None:
     """Re-judge every game: versions, hash chain, and every move and point
     decided again by the rules; every tournament's pairings, results and
     seals derived again (TOURNAMENT.md T10.1); then check the views against
-    a rebuild. Exits non-zero if anything fails."""
+    a rebuild. Exits non-zero if anything fails. With --receipts DIR: prove
+    or refute that the server misbehaved (README, Receipts)."""
     if game_id is not None and tournament_id is not None:
         raise click.UsageError("give --game or --tournament, not both")
     settings = Settings.from_env()
+    if receipts_dir is not None:
+        from api.cli.receipts import verify_receipts
+
+        # the global log's leaves are every public event: the live store has them
+        # all, an export may start after a position (so its checkpoints are not checked)
+        source: Iterable[Record] = (
+            _read_ndjson(path) if path is not None else read_records(open_application(settings))
+        )
+        if verify_receipts(receipts_dir, source, vkeys, whole_log=path is None):
+            sys.exit(1)
+        return
     if tournament_id is not None:
         _verify_one_tournament(tournament_id, path, settings)
         return

@@ -257,6 +257,11 @@ class Signer:
     def vkey(self) -> str:
         return self.verifier.vkey()
 
+    def as_type(self, signature_type: int) -> Signer:
+        """The same key signing as another type (a witness's key file is an
+        Ed25519 key; it cosigns, type 0x04, as Go's cosigner reads the same)."""
+        return Signer(self.name, self._seed, signature_type)
+
     def sign(self, text: str) -> Signature:
         """A note signature (type 0x01) on ``text``."""
         if self.signature_type != ED25519:

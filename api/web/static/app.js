@@ -222,6 +222,10 @@
     for (const type of types) {
       stream.addEventListener(type, heard);
     }
+    // the game's signed checkpoints: checked by receipts.js
+    stream.addEventListener("checkpoint", (event) => {
+      document.dispatchEvent(new CustomEvent("opus:checkpoint", { detail: event.data }));
+    });
 
     document.addEventListener("click", (event) => {
       const pick = event.target.closest(".pick");

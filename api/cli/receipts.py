@@ -1,0 +1,219 @@
+"""``opus receipts``: keys, a client's kept receipts, the global log's tree;
+and ``verify_receipts``, what ``opus verify --receipts DIR`` runs.
+
+- ``opus receipts keygen --name NAME --out FILE``: a signing key (Go's note
+  format), its vkey printed;
+- ``opus receipts keep --server URL (--log ID | --log global | --receipt FILE)
+  [--store DIR]``: take the log's checkpoint now (or a command's receipt),
+  check it against the one kept, keep it;
+- ``opus receipts check --server URL [--store DIR]``: every kept log
+  against the server's checkpoint now;
+- ``opus receipts rebuild``: the global log's tree dropped and made again
+  from the log (it is a function of the log).
+
+Exit status: 0 consistent; 1 the server misbehaved (two signed statements
+printed and kept in the store's evidence/) or gave a checkpoint not signed
+by its current key; 4 the client's own store is corrupted (no statement of
+the server: the file is set aside).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import click
+
+from domain.audit import Record
+from domain.transparency.evidence import Statement, analyse
+from domain.transparency.formats import SignedCheckpoint, TlogProof
+from domain.transparency.logs import aggregate_of, chain_leaf, head_leaf
+from domain.transparency.note import NoteError, Signer, Verifier, open_note
+from infra.receipts.keeper import Corrupted, Keeper, Misbehaviour, Refused
+from infra.receipts.keys import load_retired, load_signer
+
+DEFAULT_STORE = "./var/kept-receipts"
+CORRUPTED = 4
+
+
+@click.group()
+def receipts() -> None:
+    """Signed receipts: keys, kept receipts, the global log (README, Receipts)."""
+
+
+@receipts.command()
+@click.option("--name", required=True, help="The key's name (the logs' origin): e.g. opus.example")
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False, exists=False))
+def keygen(name: str, out: str) -> None:
+    """A new signing key in OUT (never overwritten); prints its vkey."""
+    if Path(out).exists():
+        raise click.ClickException(f"{out} exists: a key is never overwritten")
+    signer = load_signer(out, name)
+    click.echo(signer.vkey())
+
+
+def _keeper(store: str, server: str) -> Keeper:
+    return Keeper(store, server)
+
+
+def _run(action: Callable[[], list[str]]) -> None:
+    try:
+        for line in action():
+            click.echo(line)
+    except Misbehaviour as e:
+        click.echo(e.report())
+        sys.exit(1)
+    except Refused as e:
+        click.echo(f"REFUSED: {e}")
+        sys.exit(1)
+    except Corrupted as e:
+        click.echo(f"LOCAL STORE CORRUPTED: {e}", err=True)
+        sys.exit(CORRUPTED)
+    except OSError as e:
+        raise click.ClickException(f"the server could not be asked: {e}") from None
+
+
+@receipts.command()
+@click.option("--server", required=True, help="The service's URL, e.g. http://127.0.0.1:8000")
+@click.option("--log", "log", default=None, help="A game's or tournament's id, or 'global'.")
+@click.option(
+    "--receipt",
+    "receipt_file",
+    type=click.File("r", encoding="utf-8"),
+    default=None,
+    help="A command's receipt (a tlog-proof) to keep ('-': stdin).",
+)
+@click.option("--store", default=DEFAULT_STORE, show_default=True, help="This client's store.")
+@click.option("--key", "vkey", default=None, help="The server's vkey (else trusted on first use).")
+def keep(
+    server: str, log: str | None, receipt_file: Iterable[str] | None, store: str, vkey: str | None
+) -> None:
+    """Take a log's checkpoint (or a receipt), check it against the kept one
+    by a consistency proof, keep it."""
+    if (log is None) == (receipt_file is None):
+        raise click.UsageError("give --log or --receipt")
+    text = None if receipt_file is None else "".join(receipt_file)
+
+    def action() -> list[str]:
+        keeper = _keeper(store, server)
+        keys = keeper.keys(vkey)
+        return [keeper.keep_latest(log or "", keys, text)]
+
+    _run(action)
+
+
+@receipts.command()
+@click.option("--server", required=True)
+@click.option("--store", default=DEFAULT_STORE, show_default=True)
+def check(server: str, store: str) -> None:
+    """Every kept log against the server's checkpoint now."""
+
+    def action() -> list[str]:
+        keeper = _keeper(store, server)
+        lines = keeper.check_all(keeper.keys())
+        return lines or ["nothing kept yet"]
+
+    _run(action)
+
+
+@receipts.command()
+def rebuild() -> None:
+    """Drop the global log's tree and make it again from the log."""
+    from infra.bootstrap import open_application
+    from infra.receipts.globallog import Sequencer, open_global_store
+    from infra.settings import Settings
+
+    app = open_application(Settings.from_env())
+    store = open_global_store(app)
+    store.drop()
+    appended = Sequencer(app, store).catch_up()
+    click.echo(f"the global log's tree: {appended} leaves, up to position {store.state()[1]}")
+
+
+# ---- opus verify --receipts DIR -------------------------------------------------------------
+
+
+def statement_keys(directory: Path, vkeys: tuple[str, ...]) -> list[Verifier]:
+    """The keys a kept statement may be signed with: ``--key``, else the
+    store's ``server.json`` (current and retired), else this service's."""
+    if vkeys:
+        return [Verifier.from_vkey(v) for v in vkeys]
+    pinned = directory / "server.json"
+    if pinned.exists():
+        document = json.loads(pinned.read_text())
+        return [Verifier.from_vkey(v) for v in [*document["vkeys"], *document["retired"]]]
+    from infra.settings import Settings
+
+    settings = Settings.from_env().receipts
+    signer: Signer = load_signer(settings.key_file, settings.name)
+    retired = load_retired(settings.retired_keys_file)
+    return [signer.verifier, *(key.verifier for key in retired)]
+
+
+def gather(directory: Path, keys: list[Verifier]) -> tuple[list[Statement], list[str]]:
+    """Every signed statement kept under ``directory``, and what was set aside."""
+    statements, ignored = [], []
+    for path in sorted(directory.rglob("*")):
+        if path.suffix not in (".tlog-proof", ".checkpoint") or not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+            receipt = TlogProof.parse(text) if path.suffix == ".tlog-proof" else None
+            signed = receipt.checkpoint if receipt else SignedCheckpoint.parse(text)
+            open_note(signed.encode(), keys)
+        except (OSError, UnicodeDecodeError, NoteError) as e:
+            ignored.append(f"ignored {path}: not a statement signed by the server's keys ({e})")
+            continue
+        statements.append(Statement(str(path), signed, receipt))
+    return statements, ignored
+
+
+def verify_receipts(
+    directory: str, records: Iterable[Record], vkeys: tuple[str, ...], whole_log: bool
+) -> int:
+    """Kept statements against each other and against the log; the number
+    of contradictions found (each printed with its two statements)."""
+    folder = Path(directory)
+    keys = statement_keys(folder, vkeys)
+    names = {key.name for key in keys}
+    statements, ignored = gather(folder, keys)
+    for line in ignored:
+        click.echo(line)
+    chains: dict[str, list[Record]] = {}
+    heads: list[bytes] = []
+    last = 0
+    ordered = True
+    for record in records:
+        if record.error is not None or not record.chain:
+            continue
+        chains.setdefault(record.aggregate_id, []).append(record)
+        heads.append(head_leaf(record.aggregate_id, record.version, record.chain))
+        position = record.position or 0
+        ordered = ordered and position > last
+        last = position
+
+    def leaves_of(origin: str) -> list[bytes] | None:
+        if origin in names:
+            return heads if whole_log and ordered else None
+        for name in names:
+            aggregate = aggregate_of(name, origin)
+            if aggregate is not None:
+                found = sorted(chains.get(str(aggregate), []), key=lambda r: r.version)
+                return [chain_leaf(r.chain) for r in found] or None
+        return None
+
+    checked = [s for s in statements if s.origin not in names or (whole_log and ordered)]
+    for skipped in set(statements) - set(checked):
+        click.echo(f"not checked: {skipped.source}: the global log needs the whole log")
+    findings = analyse(checked, leaves_of)
+    for finding in findings:
+        click.echo(finding.report())
+    logs = len({s.origin for s in checked})
+    if not findings:
+        click.echo(
+            f"no misbehaviour: {len(checked)} signed statements of {logs} logs agree with "
+            "each other and with the log"
+        )
+    return len(findings)

@@ -1,0 +1,310 @@
+"""Receipts over HTTP (README, Receipts).
+
+- every command's answer carries ``receipt``: the C2SP tlog-proof of its
+  last event in its game's (or tournament's) log, made after the save
+  (``receipt_of``; a retried command's is made from the log as it is);
+- ``GET /.well-known/opus-receipts``: the service's key (vkey, key id), the
+  keys it retired, the logs' origins and its witnesses;
+- ``GET /receipts/checkpoint``: the global log's latest checkpoint with
+  its witnesses' cosignatures; ``/receipts/consistency`` and
+  ``/receipts/inclusion``: its proofs (a game's head in the global log);
+- ``GET /receipts/logs/{id}/checkpoint``, ``/consistency``, ``/receipt``:
+  a game's or tournament's log: its checkpoint signed now, the proof from a
+  size a client kept, the receipt of any of its events.
+
+Proof hashes are base64, as in the C2SP formats.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+from uuid import UUID
+
+from flask import Flask, Response, g
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from marshmallow import Schema, fields, validate
+
+from api.errors import ApiError
+from api.runtime import Services, services
+from api.schemas import ErrorSchema
+from domain.transparency.formats import Checkpoint, SignedCheckpoint, TlogProof
+from domain.transparency.note import b64
+from infra.logthrottle import LogThrottle
+from infra.receipts import aggregates
+from infra.receipts.service import WELL_KNOWN, Receipts, open_receipts
+from infra.settings import Settings
+
+log = logging.getLogger(__name__)
+_failures = LogThrottle(log)
+blp = Blueprint("receipts", __name__, description="Signed receipts: checkpoints and proofs")
+TEXT = "text/plain; charset=utf-8"
+MAX_SIZE = 2**62
+
+
+class SizesSchema(Schema):
+    old = fields.Integer(required=True, validate=validate.Range(0, MAX_SIZE))
+    size = fields.Integer(load_default=None, validate=validate.Range(0, MAX_SIZE))
+
+
+class InclusionArgsSchema(Schema):
+    aggregate_id = fields.UUID(required=True)
+    version = fields.Integer(required=True, validate=validate.Range(1, MAX_SIZE))
+    size = fields.Integer(load_default=None, validate=validate.Range(1, MAX_SIZE))
+
+
+class ReceiptArgsSchema(Schema):
+    version = fields.Integer(required=True, validate=validate.Range(1, MAX_SIZE))
+    size = fields.Integer(load_default=None, validate=validate.Range(1, MAX_SIZE))
+
+
+class ConsistencySchema(Schema):
+    old = fields.Integer(required=True)
+    size = fields.Integer(required=True)
+    proof = fields.List(fields.String(), required=True, metadata={"description": "base64"})
+    checkpoint = fields.String(
+        required=True, metadata={"description": "The signed checkpoint at size."}
+    )
+
+
+class InclusionSchema(Schema):
+    index = fields.Integer(required=True)
+    size = fields.Integer(required=True)
+    proof = fields.List(fields.String(), required=True, metadata={"description": "base64"})
+    checkpoint = fields.String(required=True)
+
+
+class KeySchema(Schema):
+    vkey = fields.String(required=True)
+    key_id = fields.String(required=True)
+    retired_at = fields.String(required=True)
+
+
+class WitnessSchema(Schema):
+    url = fields.String(required=True)
+    vkey = fields.String(required=True)
+
+
+class KeysSchema(Schema):
+    name = fields.String(required=True)
+    vkey = fields.String(required=True, metadata={"description": "C2SP signed-note vkey"})
+    key_id = fields.String(required=True, metadata={"description": "hex, 4 bytes"})
+    signature_type = fields.String(required=True)
+    global_origin = fields.String(required=True)
+    aggregate_origin = fields.String(required=True)
+    retired = fields.List(fields.Nested(KeySchema), required=True)
+    witnesses = fields.List(fields.Nested(WitnessSchema), required=True)
+
+
+# ---- wiring -------------------------------------------------------------------------------
+
+
+def attach(svc: Services, settings: Settings) -> None:
+    """The receipts of ``svc.opus``'s commands, told to its live streams;
+    the global log's publisher started in this process."""
+
+    def publish(aggregate_id: str, message: str) -> None:
+        try:
+            svc.broker.publish(aggregate_id, message)
+        except Exception as e:  # saved already: the command's answer stands
+            _failures.failed("receipts: checkpoint not published to the streams", e)
+
+    receipts = open_receipts(settings.receipts, svc.opus, publish=publish, run_publisher=True)
+    svc.receipts = receipts
+    if receipts is not None:
+        svc.closers.append(receipts.close)
+        svc.opus.listeners.append(lambda records: _wake(receipts))
+
+
+def _wake(receipts: Receipts) -> None:
+    if receipts.publisher is not None:
+        receipts.publisher.wake()
+
+
+def register(app: Flask) -> None:
+    """Collect the receipts of the commands each request runs."""
+
+    @app.before_request
+    def collect() -> None:
+        g.receipts_token = aggregates.start_collecting()
+
+    @app.teardown_request
+    def done(error: BaseException | None) -> None:
+        token = g.pop("receipts_token", None)
+        if token is not None:
+            aggregates.stop_collecting(token)
+
+
+def receipts_or_404() -> Receipts:
+    receipts: Receipts | None = services().receipts
+    if receipts is None:
+        raise ApiError(404, "this service keeps no receipts (OPUS_RECEIPTS=0)")
+    return receipts
+
+
+def receipt_of(aggregate_id: UUID, version: int) -> str | None:
+    """The receipt of the command just run on the aggregate (its last event
+    at ``version``): the one its save made, or for a command answered again,
+    one made from the log now. None when receipts are off, or when it cannot
+    be made (never an error: the command is saved)."""
+    receipts: Receipts | None = services().receipts
+    if receipts is None or version < 1:
+        return None
+    made = aggregates.collected(aggregate_id)
+    if made is not None and made.index == version - 1:
+        return made.encode()
+    try:
+        return receipt_in_log(receipts, aggregate_id, version, None).encode()
+    except Exception as e:
+        _failures.failed("receipts: a replayed command's receipt could not be made", e)
+        return None
+
+
+def receipt_in_log(
+    receipts: Receipts, aggregate_id: UUID, version: int, size: int | None
+) -> TlogProof:
+    tree = receipts.trees.tree(aggregate_id)
+    if tree is None:
+        raise ApiError(404, f"no game or tournament {aggregate_id}")
+    size = tree.size if size is None else size
+    if not version <= size <= tree.size:
+        raise ApiError(404, f"no version {version} in a tree of {size}: the log has {tree.size}")
+    point = Checkpoint(receipts.trees.origin(aggregate_id), size, tree.root(size))
+    return TlogProof(
+        version - 1,
+        tuple(tree.inclusion(version - 1, size)),
+        receipts.trees.sign(point),
+        tree.chains[version - 1],
+    )
+
+
+def text(body: str) -> Response:
+    return Response(body, mimetype=TEXT)
+
+
+# ---- routes ------------------------------------------------------------------------------
+
+
+@blp.route(WELL_KNOWN)
+class Keys(MethodView):
+    @blp.response(200, KeysSchema)
+    @blp.alt_response(404, schema=ErrorSchema, description="Receipts are off")
+    def get(self) -> dict[str, Any]:
+        """The key checkpoints are signed with (C2SP vkey and key id), the keys
+        retired, the logs' origins and the witnesses."""
+        return receipts_or_404().keys()
+
+
+@blp.route("/receipts/checkpoint")
+class GlobalCheckpoint(MethodView):
+    @blp.response(200, content_type="text/plain")
+    @blp.alt_response(404, schema=ErrorSchema, description="None published yet")
+    def get(self) -> Response:
+        """The global log's latest checkpoint (C2SP tlog-checkpoint) with its
+        witnesses' cosignatures (C2SP tlog-cosignature)."""
+        note = receipts_or_404().global_checkpoint()
+        if note is None:
+            raise ApiError(404, "no global checkpoint published yet")
+        return text(note)
+
+
+def _global_size(receipts: Receipts, size: int | None) -> tuple[int, str]:
+    note = receipts.global_checkpoint()
+    if note is None:
+        raise ApiError(404, "no global checkpoint published yet")
+    latest = SignedCheckpoint.parse(note)
+    if size is None or size == latest.checkpoint.size:
+        return latest.checkpoint.size, note
+    kept = receipts.store.checkpoint(size)
+    if kept is None:
+        raise ApiError(404, f"no global checkpoint was published at size {size}")
+    return size, kept
+
+
+@blp.route("/receipts/consistency")
+class GlobalConsistency(MethodView):
+    @blp.arguments(SizesSchema, location="query")
+    @blp.response(200, ConsistencySchema)
+    @blp.alt_response(404, schema=ErrorSchema, description="No checkpoint at size, or old past it")
+    def get(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The consistency proof (RFC 6962) of the global log from ``old`` to
+        ``size`` (a published checkpoint's; the latest by default)."""
+        receipts = receipts_or_404()
+        size, note = _global_size(receipts, args["size"])
+        old = args["old"]
+        if old > size:
+            raise ApiError(404, f"no proof from {old}: past size {size}")
+        proof = receipts.global_consistency(old, size)
+        return {"old": old, "size": size, "proof": [b64(h) for h in proof], "checkpoint": note}
+
+
+@blp.route("/receipts/inclusion")
+class GlobalInclusion(MethodView):
+    @blp.arguments(InclusionArgsSchema, location="query")
+    @blp.response(200, InclusionSchema)
+    @blp.alt_response(404, schema=ErrorSchema, description="Not in that tree")
+    def get(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Where a game's (or tournament's) head at ``version`` is in the
+        global log, and its inclusion proof in a published checkpoint's tree."""
+        receipts = receipts_or_404()
+        size, note = _global_size(receipts, args["size"])
+        try:
+            index, proof = receipts.global_inclusion(args["aggregate_id"], args["version"], size)
+        except LookupError as e:
+            raise ApiError(404, str(e)) from None
+        return {"index": index, "size": size, "proof": [b64(h) for h in proof], "checkpoint": note}
+
+
+@blp.route("/receipts/logs/<uuid:aggregate_id>/checkpoint")
+class AggregateCheckpoint(MethodView):
+    @blp.response(200, content_type="text/plain")
+    @blp.alt_response(404, schema=ErrorSchema, description="No such game or tournament")
+    def get(self, aggregate_id: UUID) -> Response:
+        """A game's (or tournament's) log: its checkpoint, signed now."""
+        receipts = receipts_or_404()
+        tree = receipts.trees.tree(aggregate_id)
+        if tree is None:
+            raise ApiError(404, f"no game or tournament {aggregate_id}")
+        return text(receipts.trees.checkpoint(tree, aggregate_id).encode())
+
+
+@blp.route("/receipts/logs/<uuid:aggregate_id>/consistency")
+class AggregateConsistency(MethodView):
+    @blp.arguments(SizesSchema, location="query")
+    @blp.response(200, ConsistencySchema)
+    @blp.alt_response(
+        404, schema=ErrorSchema, description="No such game or tournament, or a size past its log"
+    )
+    def get(self, args: dict[str, Any], aggregate_id: UUID) -> dict[str, Any]:
+        """The consistency proof of a game's log from ``old`` to ``size``
+        (its size now by default), with the checkpoint at ``size`` signed."""
+        receipts = receipts_or_404()
+        tree = receipts.trees.tree(aggregate_id)
+        if tree is None:
+            raise ApiError(404, f"no game or tournament {aggregate_id}")
+        size = tree.size if args["size"] is None else args["size"]
+        old = args["old"]
+        if not old <= size <= tree.size:
+            raise ApiError(404, f"no proof from {old} to {size}: the log has {tree.size} events")
+        point = Checkpoint(receipts.trees.origin(aggregate_id), size, tree.root(size))
+        return {
+            "old": old,
+            "size": size,
+            "proof": [b64(h) for h in tree.consistency(old, size)],
+            "checkpoint": receipts.trees.sign(point).encode(),
+        }
+
+
+@blp.route("/receipts/logs/<uuid:aggregate_id>/receipt")
+class AggregateReceipt(MethodView):
+    @blp.arguments(ReceiptArgsSchema, location="query")
+    @blp.response(200, content_type="text/plain")
+    @blp.alt_response(
+        404, schema=ErrorSchema, description="No such game or tournament, or a version past its log"
+    )
+    def get(self, args: dict[str, Any], aggregate_id: UUID) -> Response:
+        """The receipt (C2SP tlog-proof) of the event at ``version`` in the
+        log's tree of ``size`` (now by default)."""
+        receipts = receipts_or_404()
+        return text(receipt_in_log(receipts, aggregate_id, args["version"], args["size"]).encode())

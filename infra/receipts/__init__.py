@@ -1,0 +1,17 @@
+"""Signed receipts in the running service (README, Receipts).
+
+- ``settings``: the ``OPUS_RECEIPTS*`` variables (read by infra/settings.py);
+- ``keys``: the service's signing key, loaded (or made once) from its file,
+  and the keys it has retired;
+- ``aggregates``: each game's and tournament's tree, kept as its frontier
+  in the process and caught up from the log, signing a checkpoint and a
+  receipt for what a command appended;
+- ``globallog``: the global log's tree, stored beside the events and
+  appended to from the log in commit order (``Sequencer``);
+- ``publisher``: the thread that appends, signs a global checkpoint at
+  least every second while the log grows, asks the witnesses to cosign it
+  and keeps it with its cosignatures;
+- ``witness``: ``opus witness``'s server (C2SP tlog-witness) and its store;
+- ``service``: the parts together, as the HTTP service and the commands
+  open them.
+"""

@@ -1,0 +1,157 @@
+"""Each game's and tournament's log as a Merkle tree, and the receipt of
+what a command appended to it.
+
+A command's receipt is made after its save, by the application's listener
+(``AggregateTrees.saved``), from the records the save wrote: the tree's
+frontier before the command (kept per aggregate in this process, read from
+the log when it is not kept or another process has appended since), the
+command's events appended to it, the checkpoint of the tree they make
+signed, and the inclusion proof of the command's last event in it. It is
+told to the request that ran the command (``collecting``) and to the live
+stream of the game (``publish``). It never fails a command: the command is
+saved before, and the listener's failure is logged, the answer given
+without a receipt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from uuid import UUID
+
+import orjson
+
+from domain.application import Opus
+from domain.audit import Record
+from domain.transparency.formats import Checkpoint, SignedCheckpoint, TlogProof
+from domain.transparency.logs import aggregate_origin, chain_leaf
+from domain.transparency.merkle import Frontier, Tree, leaf_hash
+from domain.transparency.note import Signer
+from infra.eventlog import game_records
+
+CAPACITY = 10_000  # frontiers kept: a few hundred bytes each
+
+_collected: ContextVar[dict[UUID, TlogProof] | None] = ContextVar("receipts", default=None)
+
+
+@contextlib.contextmanager
+def collecting() -> Iterator[dict[UUID, TlogProof]]:
+    """The receipts of the commands run within, by aggregate (its last one)."""
+    box: dict[UUID, TlogProof] = {}
+    token = _collected.set(box)
+    try:
+        yield box
+    finally:
+        _collected.reset(token)
+
+
+def start_collecting() -> object:
+    """``collecting`` for a request whose start and end are two hooks: the
+    token to give ``stop_collecting``."""
+    return _collected.set({})
+
+
+def stop_collecting(token: object) -> None:
+    _collected.reset(token)  # type: ignore[arg-type]
+
+
+def collected(aggregate_id: UUID) -> TlogProof | None:
+    box = _collected.get()
+    return None if box is None else box.get(aggregate_id)
+
+
+class ChainTree(Tree):
+    """An aggregate's tree with its chain values (each leaf's data)."""
+
+    def __init__(self, chains: list[bytes]) -> None:
+        super().__init__(leaf_hash(chain) for chain in chains)
+        self.chains = chains
+
+
+class AggregateTrees:
+    def __init__(
+        self,
+        app: Opus,
+        signer: Signer,
+        publish: Callable[[str, str], None] | None = None,
+        capacity: int = CAPACITY,
+    ) -> None:
+        self.app = app
+        self.signer = signer
+        self.publish = publish  # (aggregate id, message): the live streams
+        self.capacity = capacity
+        self._frontiers: OrderedDict[UUID, Frontier] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def origin(self, aggregate_id: UUID) -> str:
+        return aggregate_origin(self.signer.name, aggregate_id)
+
+    def sign(self, checkpoint: Checkpoint) -> SignedCheckpoint:
+        return SignedCheckpoint(checkpoint, self.signer.sign_note(checkpoint.text()))
+
+    # ---- the listener ------------------------------------------------------------------
+
+    def saved(self, records: list[Record]) -> None:
+        """A command's saved records (the application's listener): each
+        aggregate's receipt for its last event."""
+        by_aggregate: dict[str, list[Record]] = {}
+        for record in records:
+            by_aggregate.setdefault(record.aggregate_id, []).append(record)
+        box = _collected.get()
+        for key, saved in by_aggregate.items():
+            aggregate_id = UUID(key)
+            receipt = self._append(aggregate_id, saved)
+            if box is not None:
+                box[aggregate_id] = receipt
+            if self.publish is not None:
+                point = receipt.checkpoint.checkpoint
+                message = {
+                    "checkpoint": receipt.checkpoint.encode(),
+                    "aggregate_id": key,
+                    "version": point.size,
+                }
+                self.publish(key, orjson.dumps(message).decode())
+
+    def _append(self, aggregate_id: UUID, saved: list[Record]) -> TlogProof:
+        first = saved[0].version
+        with self._lock:
+            frontier = self._frontiers.pop(aggregate_id, None)
+        if frontier is None or frontier.size != first - 1:
+            frontier = self.frontier_at(aggregate_id, first - 1)
+        for record in saved[:-1]:
+            frontier.append(chain_leaf(record.chain))
+        last = saved[-1]
+        path = frontier.next_path()
+        frontier.append(chain_leaf(last.chain))
+        with self._lock:
+            self._frontiers[aggregate_id] = frontier
+            while len(self._frontiers) > self.capacity:
+                self._frontiers.popitem(last=False)
+        point = Checkpoint(self.origin(aggregate_id), frontier.size, frontier.root())
+        return TlogProof(last.version - 1, tuple(path), self.sign(point), bytes.fromhex(last.chain))
+
+    def frontier_at(self, aggregate_id: UUID, size: int) -> Frontier:
+        """The frontier of the aggregate's first ``size`` events, from the log."""
+        frontier = Frontier()
+        if size:
+            for event in self.app.events.get(aggregate_id, lte=size):
+                frontier.append(chain_leaf(event.chain))  # type: ignore[attr-defined]
+        if frontier.size != size:
+            raise LookupError(f"{aggregate_id} has {frontier.size} events, not {size}")
+        return frontier
+
+    # ---- reads -----------------------------------------------------------------------------
+
+    def tree(self, aggregate_id: UUID) -> ChainTree | None:
+        """The aggregate's whole tree as the log holds it now (None: no such
+        game or tournament; an account's id reads as none)."""
+        records = game_records(self.app, aggregate_id)
+        if not records:
+            return None
+        return ChainTree([bytes.fromhex(r.chain) for r in records])
+
+    def checkpoint(self, tree: Tree, aggregate_id: UUID) -> SignedCheckpoint:
+        return self.sign(Checkpoint(self.origin(aggregate_id), tree.size, tree.root()))

@@ -1,0 +1,70 @@
+"""The receipts' settings, read by ``infra.settings.Settings.from_env``.
+
+- ``OPUS_RECEIPTS`` (1): commands answer with receipts and the service keeps
+  the global log; 0 turns it all off (the benchmark's baseline);
+- ``OPUS_RECEIPTS_KEY_FILE`` (``./var/receipts.key``): the signing key, as
+  ``PRIVATE+KEY+<name>+<key id>+<base64>`` (Go's note format); made on first
+  start if missing, named ``OPUS_RECEIPTS_NAME`` (``opus.localhost``);
+- ``OPUS_RECEIPTS_RETIRED_KEYS`` (none): a file of the keys rotated out,
+  one vkey a line, each followed by the UTC time it was retired;
+- ``OPUS_RECEIPTS_WITNESSES`` (none): the witnesses asked to cosign global
+  checkpoints, ``<url> <vkey>`` pairs separated by commas;
+- ``OPUS_RECEIPTS_INTERVAL`` (0.5): seconds between two global checkpoints
+  at most while the log grows (the issue asks at least one a second);
+- ``OPUS_RECEIPTS_PUBLISH`` (1): this process appends to the global log and
+  publishes checkpoints (every process may: one at a time, by a lock).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+FALSE = ("0", "no", "false")
+DEFAULT_KEY_FILE = "./var/receipts.key"
+DEFAULT_NAME = "opus.localhost"
+DEFAULT_INTERVAL = 0.5
+
+
+@dataclass(frozen=True)
+class Witness:
+    url: str  # its submission prefix: add-checkpoint is POSTed at <url>/add-checkpoint
+    vkey: str  # its cosignature key (type 0x04)
+
+
+@dataclass(frozen=True)
+class ReceiptsSettings:
+    enabled: bool = True
+    key_file: str = DEFAULT_KEY_FILE
+    name: str = DEFAULT_NAME
+    retired_keys_file: str = ""
+    witnesses: tuple[Witness, ...] = field(default=())
+    interval: float = DEFAULT_INTERVAL
+    publish: bool = True
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> ReceiptsSettings:
+        interval = float(env.get("OPUS_RECEIPTS_INTERVAL", DEFAULT_INTERVAL))
+        if not 0 < interval <= 1:
+            raise ValueError(f"OPUS_RECEIPTS_INTERVAL={interval}: more than 0, at most 1 second")
+        return cls(
+            enabled=env.get("OPUS_RECEIPTS", "1") not in FALSE,
+            key_file=env.get("OPUS_RECEIPTS_KEY_FILE") or DEFAULT_KEY_FILE,
+            name=env.get("OPUS_RECEIPTS_NAME") or DEFAULT_NAME,
+            retired_keys_file=env.get("OPUS_RECEIPTS_RETIRED_KEYS", ""),
+            witnesses=parse_witnesses(env.get("OPUS_RECEIPTS_WITNESSES", "")),
+            interval=interval,
+            publish=env.get("OPUS_RECEIPTS_PUBLISH", "1") not in FALSE,
+        )
+
+
+def parse_witnesses(text: str) -> tuple[Witness, ...]:
+    witnesses = []
+    for item in text.split(","):
+        if not item.strip():
+            continue
+        parts = item.split()
+        if len(parts) != 2:
+            raise ValueError(f"OPUS_RECEIPTS_WITNESSES: '<url> <vkey>' pairs, not {item!r}")
+        witnesses.append(Witness(parts[0].rstrip("/"), parts[1]))
+    return tuple(witnesses)
