@@ -28,6 +28,7 @@ from werkzeug.serving import make_server
 from api.cli import main
 from domain.application import Opus
 from domain.audit import Record, secret_in
+from domain.bots import BOTS
 from domain.chain import GENESIS, event_record, next_chain, sealed_payload
 from domain.disclosure import hidden_fields
 from domain.transparency.formats import Checkpoint, SignedCheckpoint, TlogProof
@@ -35,7 +36,7 @@ from domain.transparency.logs import aggregate_origin, chain_leaf, head_leaf
 from domain.transparency.merkle import EMPTY_ROOT, Tree, leaf_hash, verify_consistency
 from domain.transparency.note import COSIGNATURE_V1, Signer, Verifier, b64, open_note
 from infra.eventlog import game_records, read_records
-from infra.receipts.globallog import MemoryGlobalStore, Sequencer
+from infra.receipts.globallog import MemoryGlobalStore, Sequencer, open_global_store
 from infra.receipts.keeper import Corrupted, Keeper, Misbehaviour, Refused
 from infra.receipts.witness import Witness, WitnessStore, create_witness_app, origin_hash
 from tests.apps import embedded_app
@@ -682,3 +683,79 @@ def test_a_client_shown_a_fork_proves_it(
     with pytest.raises(Corrupted):
         (keeper.path_of(kept.checkpoint.origin)).write_text("not a note")
         keeper.kept(kept.checkpoint.origin, keys)
+
+
+# ---- a receipt never fails a saved command; PostgreSQL, several appenders -----------------
+
+
+def test_a_receipt_that_cannot_be_made_never_fails_the_saved_command(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = app.test_client()
+    trees = app.extensions["opus"].receipts.trees
+
+    def broken(point: Checkpoint) -> SignedCheckpoint:
+        raise OSError("the signing key's disk is gone")
+
+    monkeypatch.setattr(trees, "sign", broken)
+    created = client.post("/games", json={})
+    assert created.status_code == 201 and created.json["receipt"] is None
+    game = created.json["game_id"]
+    assert opus(app).version(UUID(game)) == 1  # saved, and answered
+    monkeypatch.undo()
+    joined = client.post(f"/games/{game}/players", json={"name": "Ada"}).json
+    receipt = TlogProof.parse(joined["receipt"])  # the frontier read again from the log
+    assert receipt.index == 1 and receipt.checkpoint.checkpoint.size == 2
+
+
+@pytest.mark.postgres
+def test_several_processes_append_one_global_tree_on_postgresql() -> None:
+    import uuid
+
+    from tests.settings import connect_test_postgres, test_postgres_env
+
+    schema = f"receipts_{uuid.uuid4().hex[:8]}"
+    with connect_test_postgres() as db:
+        db.execute(f"CREATE SCHEMA {schema}")
+    env = {**test_postgres_env(), "POSTGRES_SCHEMA": schema}
+    apps = [Opus(env=env), Opus(env=env)]
+    try:
+        stores = [open_global_store(a) for a in apps]
+        sequencers = [Sequencer(a, s) for a, s in zip(apps, stores, strict=True)]
+        rng = random.Random(3)
+        stop = threading.Event()
+
+        def append(sequencer: Sequencer) -> None:
+            while not stop.is_set():
+                sequencer.step(limit=7)
+
+        threads = [threading.Thread(target=append, args=(s,)) for s in sequencers]
+        for thread in threads:
+            thread.start()
+        for number in range(6):
+            app_ = apps[number % 2]
+            game = app_.create_game()
+            for name in ("Ada", "Boris"):
+                app_.join(game, name)
+            app_.start(game)
+            choose = BOTS["random"](rng)
+            for _ in range(10):
+                state = app_.state(game)
+                app_.play(game, choose(state, state.turn))
+        stop.set()
+        for thread in threads:
+            thread.join(WAIT)
+        for sequencer in sequencers:
+            sequencer.catch_up()
+        public = list(read_records(apps[0]))
+        expected = Tree(head_leaf(r.aggregate_id, r.version, r.chain) for r in public)
+        from infra.receipts.publisher import stored_root
+
+        for store in stores:
+            assert store.state()[0] == len(public)
+            assert stored_root(store, len(public)) == expected.root()
+    finally:
+        for a in apps:
+            a.close()
+        with connect_test_postgres() as db:
+            db.execute(f"DROP SCHEMA {schema} CASCADE")
