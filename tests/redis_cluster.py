@@ -57,6 +57,14 @@ class RedisCluster:
         return "redis+cluster://" + ",".join(node.address for node in self.nodes)
 
     def start(self) -> RedisCluster:
+        """Every node started and joined; on a failure, every node stopped."""
+        try:
+            return self._start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self) -> RedisCluster:
         used: set[int] = set()
         for _ in range(self.masters * (1 + self.replicas)):
             port, bus = _free(used), _free(used)
