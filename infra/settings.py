@@ -11,6 +11,8 @@ default, ``eventsourcing.postgres``, or ``eventsourcing.popo`` in memory),
 
 - ``REDIS_URL``: views, live-event fan-out and the response cache in Redis,
   every key and channel under ``OPUS_REDIS_PREFIX`` (default ``opus:``);
+  ``redis+cluster://host:port[,host:port…]`` is a Redis Cluster, its keys
+  hash-tagged by projection (projections/redis_client.py, redis_views.py);
 - ``OPUS_VIEWS_DBNAME``: the SQLite views when there is no Redis;
 - ``OPUS_RUN_PROJECTIONS`` (default 1): the HTTP service runs the projections
   in threads; 0 leaves them to ``opus project`` processes;
