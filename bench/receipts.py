@@ -1,0 +1,309 @@
+"""What receipts cost, and whether a witness keeps up (issue 23).
+
+1. Live moves, receipts off against on, in the same run: bench/live.py's
+   client on the production layout (bench/layout.py: gunicorn gthread API,
+   the gevent stream service, ``opus project``, PostgreSQL, Redis), once
+   with ``OPUS_RECEIPTS=0`` and once with ``1``, ``--rounds`` times
+   interleaved; each round's moves/s and p99 (a move counts once the other
+   seat's stream has it), then the medians, the rate on/off and the p99
+   on - off. With receipts on, every command's answer carries its signed
+   receipt, its game's stream its checkpoint, and the API's publisher
+   appends the global log and signs a checkpoint every 0.5 s.
+2. The witness at 1,000 commands/s: ``opus witness`` as its own process
+   (its own key and store), and the receipts' publisher on PostgreSQL in
+   this process asking it to cosign, while the log grows at ``--rate``
+   commands/s for ``--seconds``: recorded games' events written into the log
+   a transaction every 20 ms (``--feed log``, the default: this 2-core
+   machine cannot also decide 1,000 commands/s in one process), or the games
+   replayed as commands through ``Opus`` with receipts by ``--threads``
+   threads (``--feed commands``: as fast as they go). Every 50 ms the latest checkpoint kept is
+   read: its size, and whether the witness's cosignature on it verifies.
+   Printed: the commands/s reached, the checkpoints cosigned (and refused),
+   and the staleness, at each sample, of the cosigned checkpoint (how long
+   the oldest event it does not cover has waited): p50, p99, max.
+
+Run: ``python bench/receipts.py [--games 16] [--moves 60] [--rounds 2]
+[--rate 1000] [--seconds 10] [--threads 8] [--skip-live]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.commands import Script, record  # noqa: E402
+from bench.layout import OPUS, add_arguments, free_port, percentile, production  # noqa: E402
+from bench.live import WARMUP_GAMES, WARMUP_MOVES, check_layout, opus_run  # noqa: E402
+from domain.application import Opus  # noqa: E402
+from domain.simulation import NAMES  # noqa: E402
+from domain.transparency.formats import SignedCheckpoint  # noqa: E402
+from domain.transparency.note import COSIGNATURE_V1, Signer, open_note  # noqa: E402
+from infra.receipts.service import open_receipts  # noqa: E402
+from infra.receipts.settings import ReceiptsSettings, Witness  # noqa: E402
+from tests.settings import connect_test_postgres, test_postgres_env  # noqa: E402
+
+TICK = 0.02  # seconds: the log fed in one transaction this often
+
+
+def live(args: argparse.Namespace, key_file: Path) -> None:
+    os.environ["OPUS_RATE_LIMIT"] = "0"
+    os.environ["OPUS_RECEIPTS_KEY_FILE"] = str(key_file)
+    results: dict[str, list[tuple[float, float, float]]] = {"off": [], "on": []}
+    for k in range(1, args.rounds + 1):
+        for mode in ("off", "on"):
+            os.environ["OPUS_RECEIPTS"] = "1" if mode == "on" else "0"
+            with production(args) as layout:
+                asyncio.run(opus_run(layout, WARMUP_GAMES, WARMUP_MOVES, seed=0))
+                run = asyncio.run(opus_run(layout, args.games, args.moves, args.seed + k))
+                check_layout(layout)
+            if run.failures:
+                raise SystemExit(f"failures with receipts {mode}: {run.failures[:3]}")
+            p50, p99 = run.quantile(0.5), run.quantile(0.99)
+            results[mode].append((run.rate, p50, p99))
+            print(
+                f"round {k} receipts {mode:3}: {run.moves} moves, {run.rate:6.0f} moves/s  "
+                f"p50 {p50:6.2f} ms  p99 {p99:6.2f} ms",
+                flush=True,
+            )
+    off = [statistics.median(x[i] for x in results["off"]) for i in range(3)]
+    on = [statistics.median(x[i] for x in results["on"]) for i in range(3)]
+    print(
+        f"median off {off[0]:.0f} moves/s p99 {off[2]:.2f} ms; on {on[0]:.0f} moves/s "
+        f"p99 {on[2]:.2f} ms; rate on/off {on[0] / off[0]:.3f} (aim >= 0.95); "
+        f"p99 on - off {on[2] - off[2]:+.2f} ms (aim <= 1 ms)"
+    )
+    for (r_off, _, p_off), (r_on, _, p_on) in zip(results["off"], results["on"], strict=True):
+        print(f"  round: rate on/off {r_on / r_off:.3f}, p99 on - off {p_on - p_off:+.2f} ms")
+
+
+def witness_bench(args: argparse.Namespace, folder: Path) -> None:
+    schema = f"bench_receipts_{uuid.uuid4().hex[:8]}"
+    with connect_test_postgres() as db:
+        db.execute(f"CREATE SCHEMA {schema}")
+    service = Signer.generate("opus.bench")
+    (folder / "service.key").write_text(service.to_text())
+    port = free_port()
+    witness = subprocess.Popen(
+        [
+            OPUS,
+            "witness",
+            "--store",
+            str(folder / "witness"),
+            "--key",
+            str(folder / "witness.key"),
+            "--name",
+            "witness.bench",
+            "--log",
+            service.vkey(),
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert witness.stdout is not None
+    line = witness.stdout.readline()  # "witness <vkey> on <url>"
+    cosigner_vkey = line.split()[1]
+    cosigner = Signer.from_text((folder / "witness.key").read_text()).as_type(COSIGNATURE_V1)
+    assert cosigner.vkey() == cosigner_vkey
+    app = Opus(env={**test_postgres_env(), "POSTGRES_SCHEMA": schema})
+    settings = ReceiptsSettings(
+        key_file=str(folder / "service.key"),
+        witnesses=(Witness(f"http://127.0.0.1:{port}", cosigner_vkey),),
+    )
+    receipts = open_receipts(settings, app, run_publisher=True)
+    assert receipts is not None and receipts.publisher is not None
+    try:
+        # the same game's secret gives the same deal: the recorded moves stay legal
+        scripts = record(args.games_recorded, 2, seed=5)
+        samples: list[tuple[float, int, bool]] = []
+        stop = threading.Event()
+
+        def sample() -> None:
+            while not stop.is_set():
+                note = receipts.store.checkpoint()
+                if note is not None:
+                    size = SignedCheckpoint.parse(note).checkpoint.size
+                    try:
+                        open_note(note, [cosigner.verifier])
+                        cosigned = True
+                    except ValueError:
+                        cosigned = False
+                    samples.append((time.perf_counter(), size, cosigned))
+                stop.wait(0.05)
+
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        if args.feed == "commands":
+            made, seconds, progress = replay_scripts(app, scripts, args)
+        else:
+            made, seconds, progress = feed_log(app, scripts, args)
+        time.sleep(1.5)  # the last checkpoint
+        stop.set()
+        sampler.join()
+        stale = []
+        cosigned_sizes = {size for _, size, ok in samples if ok}
+        refused = {size for _, size, ok in samples if not ok}
+        for at, size, ok in samples:
+            if not ok or at > progress[-1][0]:
+                continue
+            waiting = [t for t, events in progress if events > size and t <= at]
+            stale.append((at - waiting[0]) * 1000 if waiting else 0.0)
+        print(
+            f"witness: {made} commands in {seconds:.1f} s = {made / seconds:.0f} commands/s "
+            f"(asked {args.rate:.0f}); {len(cosigned_sizes)} checkpoints cosigned, "
+            f"{len(refused)} kept without the witness's cosignature; "
+            f"publisher: {receipts.publisher.published} published"
+        )
+        if stale:
+            print(
+                f"staleness of the cosigned checkpoint: p50 {percentile(stale, 0.5):.0f} ms, "
+                f"p99 {percentile(stale, 0.99):.0f} ms, max {max(stale):.0f} ms "
+                f"(over {len(stale)} samples, every 50 ms)"
+            )
+    finally:
+        receipts.close()
+        app.close()
+        witness.terminate()
+        witness.wait(10)
+        with connect_test_postgres() as db:
+            db.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def replay_scripts(
+    app: Opus, scripts: list[Script], args: argparse.Namespace
+) -> tuple[int, float, list[tuple[float, int]]]:
+    lock = threading.Lock()
+    progress: list[tuple[float, int]] = []
+    counted = [0]
+
+    def listener(records: list[object]) -> None:
+        with lock:
+            counted[0] += len(records)
+            progress.append((time.perf_counter(), counted[0]))
+
+    app.listeners.append(listener)  # type: ignore[arg-type]
+    made = [0]
+    started = time.perf_counter()
+    deadline = started + args.seconds
+    queue = list(scripts)
+
+    def pace() -> bool:
+        with lock:
+            made[0] += 1
+            due = started + made[0] / args.rate
+        wait = due - time.perf_counter()
+        if wait > 0:
+            time.sleep(wait)
+        return time.perf_counter() < deadline
+
+    def worker() -> None:
+        while True:
+            with lock:
+                if not queue:
+                    return
+                script = queue.pop()
+            if not pace():
+                return
+            game = app.create_game(secret=script.secret)
+            for name in NAMES[: script.players]:
+                if not pace():
+                    return
+                app.join(game, name)
+            if not pace():
+                return
+            app.start(game)
+            for move in script.moves:
+                if not pace():
+                    return
+                app.play(game, move)
+
+    pool = [threading.Thread(target=worker) for _ in range(args.threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    return len(progress), time.perf_counter() - started, progress
+
+
+def feed_log(
+    app: Opus, scripts: list[Script], args: argparse.Namespace
+) -> tuple[int, float, list[tuple[float, int]]]:
+    """The recorded games' events written into the store's log, ``--rate``
+    commands' worth a second, in a transaction every ``TICK`` s (durable
+    commits here take 3 ms and more: one a command would cap the rate near
+    300/s): the log grows as a service's at that rate would, without this
+    process's CPU going to deciding the commands."""
+    source = Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    sizes: list[int] = []
+    source.listeners.append(lambda records: sizes.append(len(records)))
+    for script in scripts:
+        game = source.create_game(secret=script.secret)
+        for name in NAMES[: script.players]:
+            source.join(game, name)
+        source.start(game)
+        for move in script.moves:
+            source.play(game, move)
+    notifications = list(source.recorder.select_notifications(0, 10**7))
+    progress: list[tuple[float, int]] = []
+    started = time.perf_counter()
+    at = made = 0
+    per_tick = max(1, round(args.rate * TICK))
+    for first in range(0, len(sizes), per_tick):
+        due = started + made / args.rate
+        if due > time.perf_counter():
+            time.sleep(due - time.perf_counter())
+        if time.perf_counter() - started >= args.seconds:
+            break
+        events = sum(sizes[first : first + per_tick])
+        app.recorder.insert_events(notifications[at : at + events])
+        at += events
+        made += len(sizes[first : first + per_tick])
+        progress.append((time.perf_counter(), at))
+    source.close()
+    return made, time.perf_counter() - started, progress
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=16, help="live: concurrent 2-player games")
+    parser.add_argument("--moves", type=int, default=60, help="live: moves per game slot")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rate", type=float, default=1000.0, help="witness: commands/s asked")
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--games-recorded", type=int, default=400)
+    parser.add_argument(
+        "--feed",
+        choices=("log", "commands"),
+        default="log",
+        help="witness: the log written at --rate commands/s (log), or commands run "
+        "through Opus in this process (commands: as fast as it goes on this machine)",
+    )
+    parser.add_argument("--skip-live", action="store_true")
+    parser.add_argument("--skip-witness", action="store_true")
+    add_arguments(parser)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="opus-receipts-bench-") as tmp:
+        folder = Path(tmp)
+        if not args.skip_witness:
+            witness_bench(args, folder)
+        if not args.skip_live:
+            live(args, folder / "live.key")
+
+
+if __name__ == "__main__":
+    main()
