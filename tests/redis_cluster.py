@@ -158,6 +158,22 @@ class RedisCluster:
             time.sleep(0.1)
         raise RuntimeError(f"no replica took over the slot of {key!r}")
 
+    def wait_for_failover_of(self, dead: Node, timeout: float = FAILOVER_SECONDS) -> None:
+        """Until no slot is served by ``dead`` and the cluster is ok again."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                living = next(node for node in self.nodes if node.alive())
+                with living.client() as client:
+                    slots = client.execute_command("CLUSTER SLOTS")
+                if all(int(entry[2][1]) != dead.port for entry in slots):
+                    self.wait_until_ok(max(0.1, deadline - time.monotonic()))
+                    return
+            except redis.RedisError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError(f"no replica took over from {dead.address}")
+
     def stop(self) -> None:
         for node in self.nodes:
             self.kill(node)

@@ -10,6 +10,7 @@ twice, and the views catch up with the log once its replica took over."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import shutil
@@ -25,7 +26,7 @@ from flask.testing import FlaskClient
 from api.app import create_app
 from api.ratelimit import RateLimit, RedisLimiter
 from domain.application import Opus
-from infra.broker import RedisBroker
+from infra.broker import RESYNC, RedisBroker
 from infra.settings import Settings
 from projections.ports import (
     DEFAULT_GENERATION,
@@ -150,6 +151,53 @@ def test_live_events_cross_the_cluster_from_one_process_to_another(
     finally:
         publisher.close()
         listener.close()
+
+
+def test_live_events_go_on_after_the_node_holding_the_subscription_dies(
+    cluster: RedisCluster,
+) -> None:
+    publisher, listener = RedisBroker(cluster.url, "t:"), RedisBroker(cluster.url, "t:")
+    try:
+        with listener.subscribe("game-a") as subscription:
+            publisher.publish("game-a", "before")
+            assert subscription.get(WAIT_SECONDS) == "before"
+            holder = subscribed_node(cluster)
+            cluster.kill(holder)
+            if any(node is holder for node in masters(cluster)):
+                cluster.wait_for_failover_of(holder)
+            # told to read the log for what it may have missed, then live again
+            deadline = time.monotonic() + WAIT_SECONDS
+            got: list[str | None] = []
+            while "after" not in got and time.monotonic() < deadline:
+                with contextlib.suppress(Exception):  # it learns the new masters too
+                    publisher.publish("game-a", "after")
+                got.append(subscription.get(0.5))
+            assert RESYNC in got and "after" in got, got
+            assert got.index(RESYNC) < got.index("after")
+    finally:
+        publisher.close()
+        listener.close()
+
+
+def subscribed_node(cluster: RedisCluster) -> Any:
+    """The node the broker's pattern subscription is held on."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    while time.monotonic() < deadline:
+        for node in cluster.nodes:
+            if not node.alive():
+                continue
+            with node.client() as client:
+                if any(int(c.get("psub", 0)) > 0 for c in client.client_list()):
+                    return node
+        time.sleep(0.05)
+    raise AssertionError("no node holds the pattern subscription")
+
+
+def masters(cluster: RedisCluster) -> list[Any]:
+    living = next(node for node in cluster.nodes if node.alive())
+    with living.client() as client:
+        ports = {int(entry[2][1]) for entry in client.execute_command("CLUSTER SLOTS")}
+    return [node for node in cluster.nodes if node.port in ports]
 
 
 def test_the_rate_limit_counts_on_a_cluster(cluster: RedisCluster) -> None:
