@@ -20,6 +20,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
+from typing import Any
 from uuid import UUID
 
 import orjson
@@ -120,7 +121,7 @@ class AggregateTrees:
         with self._lock:
             frontier = self._frontiers.pop(aggregate_id, None)
         if frontier is None or frontier.size != first - 1:
-            frontier = self.frontier_at(aggregate_id, first - 1)
+            frontier = self.frontier_at(aggregate_id, first - 1, frontier)
         for record in saved[:-1]:
             frontier.append(chain_leaf(record.chain))
         last = saved[-1]
@@ -133,15 +134,27 @@ class AggregateTrees:
         point = Checkpoint(self.origin(aggregate_id), frontier.size, frontier.root())
         return TlogProof(last.version - 1, tuple(path), self.sign(point), bytes.fromhex(last.chain))
 
-    def frontier_at(self, aggregate_id: UUID, size: int) -> Frontier:
-        """The frontier of the aggregate's first ``size`` events, from the log."""
-        frontier = Frontier()
-        if size:
-            for event in self.app.events.get(aggregate_id, lte=size):
-                frontier.append(chain_leaf(event.chain))  # type: ignore[attr-defined]
+    def frontier_at(self, aggregate_id: UUID, size: int, known: Frontier | None = None) -> Frontier:
+        """The frontier of the aggregate's first ``size`` events: ``known``
+        (a frontier kept here, behind: another process appended since)
+        brought up with the events it lacks, read from the log; else all of
+        them."""
+        frontier = known if known is not None and known.size <= size else Frontier()
+        if frontier.size < size:
+            stored = self.app.recorder.select_events(aggregate_id, gt=frontier.size, lte=size)
+            for event in stored:
+                frontier.append(chain_leaf(self._chain(event)))
         if frontier.size != size:
             raise LookupError(f"{aggregate_id} has {frontier.size} events, not {size}")
         return frontier
+
+    def _chain(self, stored: Any) -> str:
+        """A stored event's chain value: read from its JSON when the store
+        writes it plain, else through the application's mapper."""
+        mapper = self.app.mapper
+        if mapper.cipher is None and mapper.compressor is None:
+            return str(orjson.loads(stored.state)["chain"])
+        return str(mapper.to_domain_event(stored).chain)  # type: ignore[attr-defined]
 
     # ---- reads -----------------------------------------------------------------------------
 
