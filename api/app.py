@@ -158,8 +158,9 @@ def build_services(settings: Settings) -> Services:
     each event the application records published to the game's live streams;
     with ``OPUS_BOTS``, the bots at lobby tables moving (infra/bot_driver.py)."""
     services = open_services(settings)
-    services.opus.listeners.append(stream.publisher(services))
-    receipts_http.attach(services, settings)  # after the publisher: a checkpoint follows its events
+    # the live streams' publisher; with receipts, a save's checkpoint follows its events
+    if not receipts_http.attach(services, settings):
+        services.opus.listeners.append(stream.publisher(services))
     if settings.bots:
         bots = bot_driver.start(services.opus, services.views, settings.bot_delay_seconds)
         services.closers.append(bots.stop)

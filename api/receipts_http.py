@@ -29,6 +29,7 @@ from marshmallow import Schema, fields, validate
 from api.errors import ApiError
 from api.runtime import Services, services
 from api.schemas import ErrorSchema
+from domain.audit import Record
 from domain.transparency.formats import Checkpoint, SignedCheckpoint, TlogProof
 from domain.transparency.note import b64
 from infra.logthrottle import LogThrottle
@@ -100,21 +101,40 @@ class KeysSchema(Schema):
 # ---- wiring -------------------------------------------------------------------------------
 
 
-def attach(svc: Services, settings: Settings) -> None:
-    """The receipts of ``svc.opus``'s commands, told to its live streams;
-    the global log's publisher started in this process."""
-
-    def publish(aggregate_id: str, message: str) -> None:
-        try:
-            svc.broker.publish(aggregate_id, message)
-        except Exception as e:  # saved already: the command's answer stands
-            _failures.failed("receipts: checkpoint not published to the streams", e)
-
-    receipts = open_receipts(settings.receipts, svc.opus, publish=publish, run_publisher=True)
+def attach(svc: Services, settings: Settings) -> bool:
+    """The receipts of ``svc.opus``'s commands, the global log's publisher
+    started in this process; and the live streams' publisher: each save's
+    events of a game, then its signed checkpoint, in one ``publish`` (one
+    round trip to Redis, as without receipts). False when receipts are off
+    (the streams' own publisher is then the caller's to add)."""
+    receipts = open_receipts(settings.receipts, svc.opus, run_publisher=True, listen=False)
     svc.receipts = receipts
-    if receipts is not None:
-        svc.closers.append(receipts.close)
-        svc.opus.listeners.append(lambda records: _wake(receipts))
+    if receipts is None:
+        return False
+    svc.closers.append(receipts.close)
+    trees = receipts.trees
+
+    def publish(records: list[Record]) -> None:
+        try:
+            made = trees.receipts(records)
+        except Exception as e:  # saved already: the events go out, the answer has no receipt
+            _failures.failed("receipts: a command's receipt could not be made", e)
+            made = {}
+        lines: dict[str, list[str]] = {}
+        for record in records:
+            lines.setdefault(record.aggregate_id, []).append(record.line())
+        for aggregate_id, messages in lines.items():
+            receipt = made.get(UUID(aggregate_id))
+            if receipt is not None:
+                messages.append(aggregates.checkpoint_message(receipt))
+            try:
+                svc.broker.publish(aggregate_id, *messages)
+            except Exception as e:  # saved already: the command's answer stands
+                _failures.failed("live events not published", e)
+        _wake(receipts)
+
+    svc.opus.listeners.append(publish)
+    return True
 
 
 def _wake(receipts: Receipts) -> None:

@@ -64,6 +64,18 @@ def collected(aggregate_id: UUID) -> TlogProof | None:
     return None if box is None else box.get(aggregate_id)
 
 
+def checkpoint_message(receipt: TlogProof) -> str:
+    """A receipt's checkpoint as its game's live stream carries it."""
+    point = receipt.checkpoint.checkpoint
+    return orjson.dumps(
+        {
+            "checkpoint": receipt.checkpoint.encode(),
+            "aggregate_id": point.origin.rpartition("/")[2],
+            "version": point.size,
+        }
+    ).decode()
+
+
 class ChainTree(Tree):
     """An aggregate's tree with its chain values (each leaf's data)."""
 
@@ -97,24 +109,25 @@ class AggregateTrees:
 
     def saved(self, records: list[Record]) -> None:
         """A command's saved records (the application's listener): each
-        aggregate's receipt for its last event."""
+        aggregate's receipt for its last event, its checkpoint to ``publish``."""
+        for aggregate_id, receipt in self.receipts(records).items():
+            if self.publish is not None:
+                self.publish(str(aggregate_id), checkpoint_message(receipt))
+
+    def receipts(self, records: list[Record]) -> dict[UUID, TlogProof]:
+        """Each aggregate's receipt for its last event of ``records``, told to
+        the request collecting them."""
         by_aggregate: dict[str, list[Record]] = {}
         for record in records:
             by_aggregate.setdefault(record.aggregate_id, []).append(record)
         box = _collected.get()
+        made = {}
         for key, saved in by_aggregate.items():
             aggregate_id = UUID(key)
-            receipt = self._append(aggregate_id, saved)
+            made[aggregate_id] = receipt = self._append(aggregate_id, saved)
             if box is not None:
                 box[aggregate_id] = receipt
-            if self.publish is not None:
-                point = receipt.checkpoint.checkpoint
-                message = {
-                    "checkpoint": receipt.checkpoint.encode(),
-                    "aggregate_id": key,
-                    "version": point.size,
-                }
-                self.publish(key, orjson.dumps(message).decode())
+        return made
 
     def _append(self, aggregate_id: UUID, saved: list[Record]) -> TlogProof:
         first = saved[0].version

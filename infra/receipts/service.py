@@ -89,9 +89,11 @@ def open_receipts(
     publish: Callable[[str, str], None] | None = None,
     run_publisher: bool = False,
     on_published: Callable[[str], None] | None = None,
+    listen: bool = True,
 ) -> Receipts | None:
     """The receipts of ``app``'s commands (None when ``OPUS_RECEIPTS=0``):
-    its listener registered, and with ``run_publisher`` (and
+    with ``listen``, its listener registered (else the caller makes them,
+    ``trees.receipts``), and with ``run_publisher`` (and
     ``OPUS_RECEIPTS_PUBLISH``) the global log's publisher started."""
     if not settings.enabled:
         return None
@@ -100,7 +102,8 @@ def open_receipts(
     store = open_global_store(app)
     sequencer = Sequencer(app, store)
     receipts = Receipts(settings, trees, store, sequencer, load_retired(settings.retired_keys_file))
-    app.listeners.append(trees.saved)
+    if listen:
+        app.listeners.append(trees.saved)
     if run_publisher and settings.publish:
         publisher = Publisher(
             sequencer, signer, settings.witnesses, settings.interval, on_published
