@@ -96,7 +96,7 @@ def test_T11_3_each_table_says_its_repeats_its_spread_and_its_unavoidable_pairs(
     constrained = {tuple(c["players"]): c["reason"] for c in doc["constraints"]}
     blocks = why_blocks(page)
     met: dict[tuple[int, int], int] = {}
-    explained = 0
+    explained = cut_tables_with_pairs = 0
     for r in doc["rounds_paired"]:
         for table in r["tables"]:
             block = text_of(blocks[table["game"]])
@@ -145,7 +145,13 @@ def test_T11_3_each_table_says_its_repeats_its_spread_and_its_unavoidable_pairs(
                     else say("r4_conflict_team", lang, one=name[p], two=name[q])
                     for p, q in apart
                 )
-                assert text_of(html.escape(say("r4_conflicts", lang, pairs=said))) in block
+                if r["stage"] == "swiss":
+                    assert text_of(html.escape(say("r4_conflicts", lang, pairs=said))) in block
+                else:  # T12.1: no search runs at a cut table, the pairs are listed
+                    cut_said = say("r4_cut_conflicts", lang, pairs=said)
+                    assert text_of(html.escape(cut_said)) in block
+                    assert say("r4_conflicts", lang).split("{")[0] not in block
+                    cut_tables_with_pairs += 1
             else:
                 assert say("r4_no_conflict", lang) in block
             if r["stage"] != "swiss":
@@ -157,6 +163,7 @@ def test_T11_3_each_table_says_its_repeats_its_spread_and_its_unavoidable_pairs(
                     met[(p, q)] = met.get((p, q), 0) + 1
     assert explained == len(blocks) == sum(len(r["tables"]) for r in doc["rounds_paired"])
     assert [r["stage"] for r in doc["rounds_paired"]] == ["swiss", "swiss", "semifinal", "final"]
+    assert cut_tables_with_pairs  # three teams of 13: a cut table seats teammates
 
 
 # ---- the cut as a bracket of tables (T12) ------------------------------------------------------

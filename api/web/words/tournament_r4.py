@@ -49,6 +49,10 @@ WORDS: dict[str, tuple[str, str]] = {
         "нашла обмена, который разделил бы их, не сведя другую такую пару; запись это "
         "показывает.",
     ),
+    "r4_cut_conflicts": (
+        "At this table together: {pairs}.",
+        "За этим столом вместе: {pairs}.",
+    ),
     "r4_conflict_team": ("{one} and {two}, one team", "{one} и {two}, одна команда"),
     "r4_conflict_constraint": (
         "{one} and {two}, kept apart by the organiser ({reason})",
