@@ -19,20 +19,26 @@ the server: the file is set aside).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import click
 
+from domain.application import Opus
 from domain.audit import Record
 from domain.transparency.evidence import Statement, analyse
 from domain.transparency.formats import SignedCheckpoint, TlogProof
 from domain.transparency.logs import aggregate_of, chain_leaf, head_leaf
 from domain.transparency.note import NoteError, Signer, Verifier, open_note
+from infra.receipts.aggregates import collecting
 from infra.receipts.keeper import Corrupted, Keeper, Misbehaviour, Refused
 from infra.receipts.keys import load_retired, load_signer
+from infra.receipts.service import open_receipts
+from infra.receipts.witness import write_atomically
+from infra.settings import Settings
 
 DEFAULT_STORE = "./var/kept-receipts"
 CORRUPTED = 4
@@ -123,13 +129,35 @@ def rebuild() -> None:
     """Drop the global log's tree and make it again from the log."""
     from infra.bootstrap import open_application
     from infra.receipts.globallog import Sequencer, open_global_store
-    from infra.settings import Settings
 
     app = open_application(Settings.from_env())
     store = open_global_store(app)
     store.drop()
     appended = Sequencer(app, store).catch_up()
     click.echo(f"the global log's tree: {appended} leaves, up to position {store.state()[1]}")
+
+
+# ---- the receipts of the command line's own commands --------------------------------------
+
+RECEIPTS_OUT = "./var/receipts"  # where a command's receipt is written
+
+
+@contextlib.contextmanager
+def cli_receipts(settings: Settings, app: Opus) -> Iterator[None]:
+    """The receipts of the commands run within (``opus tournament …``), each
+    written to ``RECEIPTS_OUT/<aggregate id>-<version>.tlog-proof`` and its
+    path printed as ``receipt: <path>``; nothing with receipts off."""
+    if open_receipts(settings.receipts, app) is None:
+        yield
+        return
+    with collecting() as made:
+        yield
+    for aggregate_id, receipt in made.items():
+        out = Path(RECEIPTS_OUT)
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / f"{aggregate_id}-{receipt.index + 1}.tlog-proof"
+        write_atomically(path, receipt.encode())
+        click.echo(f"receipt: {path}")
 
 
 # ---- opus verify --receipts DIR -------------------------------------------------------------
@@ -144,8 +172,6 @@ def statement_keys(directory: Path, vkeys: tuple[str, ...]) -> list[Verifier]:
     if pinned.exists():
         document = json.loads(pinned.read_text())
         return [Verifier.from_vkey(v) for v in [*document["vkeys"], *document["retired"]]]
-    from infra.settings import Settings
-
     settings = Settings.from_env().receipts
     signer: Signer = load_signer(settings.key_file, settings.name)
     retired = load_retired(settings.retired_keys_file)

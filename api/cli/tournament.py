@@ -17,6 +17,7 @@ from uuid import UUID
 import click
 
 from api.cli.read_side import project_views
+from api.cli.receipts import cli_receipts
 from api.identity import new_token, token_hash
 from domain.accounts.commands import key_account
 from domain.application import Opus
@@ -54,10 +55,13 @@ def tournament() -> None:
 @contextlib.contextmanager
 def opened() -> Iterator[Opus]:
     """The application on the configured store; a refused command is an
-    error message (with its rule id), not a traceback."""
-    app = open_application(Settings.from_env())
+    error message (with its rule id), not a traceback. Each command's
+    receipt is written to a file, its path printed (api/cli/receipts.py)."""
+    settings = Settings.from_env()
+    app = open_application(settings)
     try:
-        yield app
+        with cli_receipts(settings, app):
+            yield app
     except OpusError as e:
         raise click.ClickException(str(e)) from None
     finally:

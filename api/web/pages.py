@@ -55,6 +55,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from api.bodies import limit_chunked_body
 from api.commands_http import MOVE_SCHEMAS, move_of, move_request
 from api.errors import EVENTS_DOWN, ApiError, status_of
+from api.receipts_http import receipt_of
 from api.runtime import services
 from api.web import i18n, present
 from api.web.bot_marks import bot_kinds, mark_bots
@@ -543,7 +544,8 @@ def move(game_id: UUID) -> Any:
         raise PageError(403, text("not_seated", g.lang))
     result = services().opus.play(game_id, chosen, caller=Caller(digest, expected_version=expected))
     if request.is_json:
-        return jsonify({"position": result.position, "version": result.version})
+        receipt = receipt_of(game_id, result.version)  # the move's signed receipt (receipts)
+        return jsonify({"position": result.position, "version": result.version, "receipt": receipt})
     return redirect(table_url(game_id, result.position), 303)
 
 

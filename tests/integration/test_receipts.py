@@ -759,3 +759,18 @@ def test_several_processes_append_one_global_tree_on_postgresql() -> None:
             a.close()
         with connect_test_postgres() as db:
             db.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def test_the_command_lines_commands_write_their_receipts(
+    tmp_path: Path, key_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "e.db")}
+    result = CliRunner().invoke(main, ["tournament", "create", "--name", "Cup"], env=env)
+    assert result.exit_code == 0, result.output
+    (line,) = [x for x in result.output.splitlines() if x.startswith("receipt: ")]
+    receipt = TlogProof.parse((tmp_path / line.removeprefix("receipt: ")).read_text())
+    signer = Signer.from_text(key_file.read_text())
+    open_note(receipt.checkpoint.encode(), [signer.verifier])
+    assert receipt.index == 0 and receipt.checkpoint.checkpoint.size == 1
+    receipt.verify_leaf(leaf_hash(receipt.extra or b""))
