@@ -88,6 +88,11 @@ class Tournament(Chained):
         sizes = sizes or TableSizes()
         check_text("a tournament's name", name, CreationError)  # new commands only (domain/text.py)
         check_text("the beacon's name", beacon, CreationError)
+        if procedure is None:  # only a tournament created before revision 4 records none
+            raise CreationError(
+                f"a new tournament names its pairing procedure, one of {list(PROCEDURES)}",
+                "T1.1",
+            )
         check_creation(name, weight, late_until, time_limit, rounds, beacon, procedure, cut, sizes)
         secret = new_secret() if secret is None else secret
         fields = created_fields(

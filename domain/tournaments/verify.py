@@ -63,6 +63,7 @@ from domain.chained import Fact
 from domain.errors import RuleError
 from domain.events import EVENT_TYPES, TournamentGameCreated
 from domain.game import Game
+from domain.text import refused_character
 from domain.tournaments import cut, decide, exact
 from domain.tournaments.aggregate import check_creation, created_fields
 from domain.tournaments.entrants import UNICODE_VERSION
@@ -407,10 +408,13 @@ class _Check:
                 state, p["name"], p["contribution"], p["token_hash"], p.get("team") or ""
             )
         except RuleError as e:
-            if e.rule in ("T2.1", "T11.1") and state.unicode_version != UNICODE_VERSION:
+            texts = (p["name"], p.get("team") or "")
+            policy = any(isinstance(t, str) and refused_character(t) for t in texts)
+            if policy and e.rule in ("T2.1", "T11.1") and state.unicode_version != UNICODE_VERSION:
                 # Our decision: names and teams are judged by the running
-                # Python's Unicode tables, and a refusal says when they are
-                # not the ones the tournament recorded.
+                # Python's Unicode tables, and a text-policy refusal (a
+                # character refused by its category) says when they are not
+                # the ones the tournament recorded.
                 raise Failure(
                     record,
                     f"{e} (judged with Unicode {UNICODE_VERSION}; the tournament recorded "
@@ -460,7 +464,8 @@ class _Check:
             what = "unknown" if p["procedure"] not in known else "not this round's"
             raise Failure(
                 record,
-                f"T4.2: the pairing procedure {p['procedure']!r} is {what} "
+                f"{'T4.2' if stage == 'swiss' else 'T12.2'}: the pairing procedure "
+                f"{p['procedure']!r} is {what} "
                 f"(this tournament's round {number} is paired by {expected!r})",
             )
         if p["round"] != number:

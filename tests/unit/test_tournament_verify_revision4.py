@@ -23,8 +23,10 @@ import pytest
 
 from domain.application import Opus
 from domain.bots import BOTS
+from domain.errors import CreationError
 from domain.events import GameEvent
 from domain.pipeline import Caller
+from domain.tournaments.aggregate import Tournament
 from domain.tournaments.entrants import UNICODE_VERSION
 from domain.tournaments.verify import TournamentVerdict, verify_tournament
 from infra.eventlog import tournament_lines, tournament_records
@@ -625,3 +627,38 @@ def test_T2_2_a_drop_after_a_move_stamped_in_the_future_is_stamped_after_it(
     assert datetime.fromisoformat(withdrawn.timestamp) == ahead
     verdict = log.verify()
     assert verdict.ok, verdict.reason
+
+
+# ---- the nits: rule ids and what a refusal says ----------------------------------------------
+
+
+def test_T12_2_a_cut_round_recording_a_swiss_procedure_fails_as_T12_2() -> None:
+    log = cut_export()
+    log.rewrite("RoundPaired", lambda p: p.update(procedure="regroup-1"), round=3)
+    verdict = failure(log)
+    assert verdict.rule == "T12.2", verdict.reason
+    assert "the pairing procedure 'regroup-1' is not this round's" in verdict.reason
+    log = cut_export()
+    log.rewrite("RoundPaired", lambda p: p.update(procedure="cut"), round=2)
+    assert failure(log).rule == "T4.2"  # a Swiss round paired as the cut's
+
+
+def test_T2_1_a_refusal_unrelated_to_unicode_says_nothing_of_its_version() -> None:
+    """Our decision's suffix is for a text-policy refusal only: a name taken
+    twice is refused whatever the Unicode version."""
+    log = constrained_export()
+    log.rewrite("TournamentCreated", lambda p: p.update(unicode_version="6.0.0"))
+    taken = (log.first("PlayerRegistered", player=1).payload or {})["name"]
+    log.rewrite("PlayerRegistered", lambda p: p.update(name=taken), player=2)
+    verdict = failure(log)
+    assert verdict.rule == "T2.1", verdict.reason
+    assert "is taken" in verdict.reason and "judged with Unicode" not in verdict.reason
+
+
+def test_T1_1_a_new_tournament_names_its_procedure() -> None:
+    """The domain writes no revision-3-shaped TournamentCreated: a new
+    tournament without a procedure is refused (T1.1)."""
+    no_procedure: Any = None
+    with pytest.raises(CreationError, match="names its pairing procedure") as refused:
+        Tournament.create("Old shape", player_hash(0), procedure=no_procedure)
+    assert refused.value.rule == "T1.1"
