@@ -45,7 +45,13 @@ sys.path.insert(0, str(ROOT))
 
 from bench.commands import Script, record  # noqa: E402
 from bench.layout import OPUS, add_arguments, free_port, percentile, production  # noqa: E402
-from bench.live import WARMUP_GAMES, WARMUP_MOVES, check_layout, opus_run  # noqa: E402
+from bench.live import (  # noqa: E402
+    WARMUP_GAMES,
+    WARMUP_MOVES,
+    check_layout,
+    cpu_counted,
+    opus_run,
+)
 from domain.application import Opus  # noqa: E402
 from domain.simulation import NAMES  # noqa: E402
 from domain.transparency.formats import SignedCheckpoint  # noqa: E402
@@ -61,20 +67,27 @@ def live(args: argparse.Namespace, key_file: Path) -> None:
     os.environ["OPUS_RATE_LIMIT"] = "0"
     os.environ["OPUS_RECEIPTS_KEY_FILE"] = str(key_file)
     results: dict[str, list[tuple[float, float, float]]] = {"off": [], "on": []}
+    cpus: dict[str, list[dict[str, float]]] = {"off": [], "on": []}
     for k in range(1, args.rounds + 1):
         for mode in ("off", "on"):
             os.environ["OPUS_RECEIPTS"] = "1" if mode == "on" else "0"
             with production(args) as layout:
                 asyncio.run(opus_run(layout, WARMUP_GAMES, WARMUP_MOVES, seed=0))
-                run = asyncio.run(opus_run(layout, args.games, args.moves, args.seed + k))
+                roots = {name: p.pid for name, p in layout.processes.items()}
+                cpu: dict[str, float] = {}
+                with cpu_counted(roots, cpu):
+                    run = asyncio.run(opus_run(layout, args.games, args.moves, args.seed + k))
                 check_layout(layout)
             if run.failures:
                 raise SystemExit(f"failures with receipts {mode}: {run.failures[:3]}")
             p50, p99 = run.quantile(0.5), run.quantile(0.99)
             results[mode].append((run.rate, p50, p99))
+            per_move = {name: cpu[name] / run.moves * 1000 for name in roots}
+            cpus[mode].append(per_move)
             print(
                 f"round {k} receipts {mode:3}: {run.moves} moves, {run.rate:6.0f} moves/s  "
-                f"p50 {p50:6.2f} ms  p99 {p99:6.2f} ms",
+                f"p50 {p50:6.2f} ms  p99 {p99:6.2f} ms  CPU ms/move "
+                + ", ".join(f"{name} {ms:.2f}" for name, ms in per_move.items()),
                 flush=True,
             )
     off = [statistics.median(x[i] for x in results["off"]) for i in range(3)]
@@ -84,6 +97,13 @@ def live(args: argparse.Namespace, key_file: Path) -> None:
         f"p99 {on[2]:.2f} ms; rate on/off {on[0] / off[0]:.3f} (aim >= 0.95); "
         f"p99 on - off {on[2] - off[2]:+.2f} ms (aim <= 1 ms)"
     )
+    for name in cpus["off"][0]:
+        off_ms = statistics.median(c[name] for c in cpus["off"])
+        on_ms = statistics.median(c[name] for c in cpus["on"])
+        print(
+            f"  CPU per move, {name}: off {off_ms:.2f} ms, on {on_ms:.2f} ms "
+            f"({on_ms - off_ms:+.2f})"
+        )
     for (r_off, _, p_off), (r_on, _, p_on) in zip(results["off"], results["on"], strict=True):
         print(f"  round: rate on/off {r_on / r_off:.3f}, p99 on - off {p_on - p_off:+.2f} ms")
 
