@@ -23,7 +23,9 @@ What is rated (the decisions, README "Rating decisions"):
   protects a rating, and says nothing about the seat; a game whose rated
   seats all withdrew is not rated;
 - a new account starts at the model's prior, μ = 25, σ = 25/3, shown as 0;
-  a seat pseudo-player at μ = 0, σ = ``SEAT_SIGMA``.
+  a seat pseudo-player at μ = 0, σ = ``SEAT_SIGMA``, and never drifts: the
+  dynamics τ (a person's skill may change) is not added to a seat's σ
+  (``rate_game``).
 
 People see one number, ``shown(mu, sigma)`` = round(40 × (μ − 3σ)), the
 conservative estimate; μ and σ beside it.
@@ -55,7 +57,7 @@ VERSION: str = openskill.__version__
 MODEL = "PlackettLuce"
 SCALE = 40  # the number shown: SCALE × (μ − 3σ), rounded
 Z = 3.0  # σs taken off μ for the conservative estimate
-SEAT_SIGMA = 25.0 / 12.0  # a seat pseudo-player's prior σ: a seat's edge is a few μ at most
+SEAT_SIGMA = 1.0  # a seat pseudo-player's prior σ: a seat's edge is about 1 μ (bench/ratings.py)
 TOLERANCE = 1e-9  # verify: a recomputed μ or σ within this of the recorded one
 SHOWN = "round(40 × (μ − 3σ))"
 
@@ -243,12 +245,22 @@ def rate_game(
     params: Parameters, current: Mapping[str, Rating], game: RatedGame
 ) -> dict[str, Rating]:
     """Every member's rating after the game (openskill's Plackett–Luce
-    update); a member ``current`` does not hold starts at its prior."""
+    update); a member ``current`` does not hold starts at its prior. The
+    library adds τ² to every member's σ² first (the dynamics: a skill may
+    drift); a seat's rules do not, so its τ² is taken off before (its σ
+    floors at τ)."""
     model = model_of(params)
     teams = game.teams()
     before = [[current.get(m) or prior(params, m) for m in team] for team in teams]
+    tau2 = params.tau**2
     rated = model.rate(
-        [[model.rating(mu, sigma) for mu, sigma in team] for team in before],
+        [
+            [
+                model.rating(mu, math.sqrt(max(sigma * sigma - tau2, 0.0)) if is_seat(m) else sigma)
+                for m, (mu, sigma) in zip(team, ratings, strict=True)
+            ]
+            for team, ratings in zip(teams, before, strict=True)
+        ],
         ranks=[float(s.place) for s in game.seats],
     )
     return {

@@ -9,6 +9,7 @@ import click
 
 from api.cli.analytics import analytics
 from api.cli.log import export, verify
+from api.cli.ratings import ratings
 from api.cli.read_side import project, rebuild, view
 from api.cli.receipts import receipts
 from api.cli.serve import serve
@@ -36,5 +37,6 @@ main.add_command(rebuild)
 main.add_command(view)
 main.add_command(tournament)
 main.add_command(analytics)
+main.add_command(ratings)
 main.add_command(receipts)
 main.add_command(witness)

@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable, Iterator, Mapping
-from typing import IO
+from typing import IO, Any
 from uuid import UUID
 
 import click
 
+from api.cli.ratings import ratings_line, verify_ratings
 from domain.audit import Record, Verdict, group_by_game, verify_game
 from domain.tournaments.verify import TournamentVerdict, is_tournament, verify_tournament
 from infra.bootstrap import open_application, open_views
@@ -52,6 +53,12 @@ VIEWS_HINT = (
     help="Also check that each live view equals a clean rebuild (store mode only).",
 )
 @click.option(
+    "--ratings",
+    is_flag=True,
+    help="Also recompute every rating from the games and compare (within 1e-9): the "
+    "ratings view, or the ratings an export carries (`opus export --ratings`).",
+)
+@click.option(
     "--receipts",
     "receipts_dir",
     type=click.Path(exists=True, file_okay=False),
@@ -71,6 +78,7 @@ def verify(
     tournament_id: str | None,
     path: IO[str] | None,
     views: bool,
+    ratings: bool,
     receipts_dir: str | None,
     vkeys: tuple[str, ...],
 ) -> None:
@@ -81,6 +89,10 @@ def verify(
     or refute that the server misbehaved (README, Receipts)."""
     if game_id is not None and tournament_id is not None:
         raise click.UsageError("give --game or --tournament, not both")
+    if ratings and (game_id is not None or tournament_id is not None):
+        raise click.UsageError(
+            "--ratings recomputes the whole log's ratings: no --game or --tournament"
+        )
     settings = Settings.from_env()
     if receipts_dir is not None:
         from api.cli.receipts import verify_receipts
@@ -97,8 +109,9 @@ def verify(
         _verify_one_tournament(tournament_id, path, settings)
         return
     app = None
+    carried: list[dict[str, Any]] = []  # the ratings an export carries
     if path is not None:
-        records: Iterable[Record] = _read_ndjson(path)
+        records: Iterable[Record] = _read_ndjson(path, carried)
     else:
         app = open_application(settings)
         records = read_records(app)
@@ -134,6 +147,12 @@ def verify(
         if not all(v.ok for v in view_verdicts):
             click.echo(VIEWS_HINT)
         failed += sum(not v.ok for v in view_verdicts)
+    if ratings:
+        every = [record for group in groups.values() for record in group]
+        ok, lines = verify_ratings(settings, app, every, carried)
+        for line in lines:
+            click.echo(line)
+        failed += not ok
     if failed:
         sys.exit(1)
 
@@ -203,12 +222,19 @@ def _verify_one_tournament(
         sys.exit(1)
 
 
-def _read_ndjson(lines: IO[str]) -> Iterator[Record]:
+def _read_ndjson(lines: IO[str], ratings: list[dict[str, Any]] | None = None) -> Iterator[Record]:
+    """The exported events; a ratings line (``opus export --ratings``) goes
+    to ``ratings``."""
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            yield Record.from_line(json.loads(line))
+            doc = json.loads(line)
+            if isinstance(doc, dict) and "ratings" in doc and "type" not in doc:
+                if ratings is not None:
+                    ratings.append(doc["ratings"])
+                continue
+            yield Record.from_line(doc)
         except (ValueError, KeyError, TypeError) as e:
             raise click.ClickException(f"line {number} is not an exported event: {e}") from None
 
@@ -223,11 +249,24 @@ def _read_ndjson(lines: IO[str]) -> Iterator[Record]:
     default=None,
     help="Export only this tournament and its games (for `opus verify --tournament --file`).",
 )
-def export(format_: str, after: int, output: IO[str], tournament_id: str | None) -> None:
+@click.option(
+    "--ratings",
+    is_flag=True,
+    help='End with the ratings as recorded (one line: {"ratings": …}), for '
+    "`opus verify --ratings --file`.",
+)
+def export(
+    format_: str, after: int, output: IO[str], tournament_id: str | None, ratings: bool
+) -> None:
     """Stream the event log as NDJSON: position, aggregate_id, version, type,
     timestamp, payload, chain. Hidden information only for ended games (and
-    finished tournaments)."""
-    app = open_application(Settings.from_env())
+    finished tournaments); with --ratings, then the ratings."""
+    settings = Settings.from_env()
+    if ratings and (after or tournament_id is not None):
+        raise click.UsageError("--ratings goes with the whole log: no --after or --tournament")
+    # read before the log, so the log exported holds every game they rate
+    carried = ratings_line(settings) if ratings else None
+    app = open_application(settings)
     if tournament_id is not None:
         if after:
             raise click.UsageError("--after is for the whole log, not --tournament")
@@ -240,4 +279,7 @@ def export(format_: str, after: int, output: IO[str], tournament_id: str | None)
         lines = export_lines(app, after)
     for line in lines:
         output.write(line)
+        output.write("\n")
+    if carried is not None:
+        output.write(carried)
         output.write("\n")

@@ -37,11 +37,12 @@ Team = list[tuple[float, float]]
 
 
 def oracle(
-    teams: list[Team], ranks: list[int], *, beta: float, kappa: float, tau: float
+    teams: list[Team], ranks: list[int], *, beta: float, kappa: float, taus: list[list[float]]
 ) -> list[Team]:
     """Weng & Lin (2011), Algorithm 4 (Plackett–Luce), as written there:
 
-    - every player's σ² gains τ² first (the dynamics);
+    - every player's σ² gains its τ² first (the dynamics; ``taus`` by team
+      and player);
     - a team's μ_i and σ_i² are its players' sums;
     - c = √Σ_i (σ_i² + β²);  C_q = {i : r(i) ≥ r(q)};  S_q = Σ_{s ∈ C_q} e^{μ_s / c};
       A_q = |{s : r(s) = r(q)}| (a shared rank);
@@ -50,7 +51,10 @@ def oracle(
       p_iq = e^{μ_i / c} / S_q, γ_i = σ_i / c;
     - each player j of team i: μ_j += (σ_j² / σ_i²) Ω_i,
       σ_j² ← σ_j² · max(1 − (σ_j² / σ_i²) Δ_i, κ)."""
-    teams = [[(mu, math.sqrt(s * s + tau * tau)) for mu, s in team] for team in teams]
+    teams = [
+        [(mu, math.sqrt(s * s + tau * tau)) for (mu, s), tau in zip(team, ts, strict=True)]
+        for team, ts in zip(teams, taus, strict=True)
+    ]
     mus = [sum(mu for mu, _ in team) for team in teams]
     variances = [sum(s * s for _, s in team) for team in teams]
     c = math.sqrt(sum(v + beta * beta for v in variances))
@@ -87,7 +91,9 @@ def by_oracle(current: dict[str, tuple[float, float]], game: RatedGame) -> dict[
         [current.get(m, (p.seat_mu, p.seat_sigma) if "/" in m else (p.mu, p.sigma)) for m in team]
         for team in teams
     ]
-    after = oracle(before, [s.place for s in game.seats], beta=p.beta, kappa=p.kappa, tau=p.tau)
+    # a person's skill drifts (τ), a seat's does not (domain/ratings.py's decision)
+    taus = [[0.0 if "/" in m else p.tau for m in team] for team in teams]
+    after = oracle(before, [s.place for s in game.seats], beta=p.beta, kappa=p.kappa, taus=taus)
     return {
         m: r for team, rs in zip(teams, after, strict=True) for m, r in zip(team, rs, strict=True)
     }
@@ -104,27 +110,27 @@ def assert_close(
 
 def test_two_new_players_worked_by_hand() -> None:
     """Two new accounts, seats 1 and 2 of a 2-player table, the first wins.
-    By hand: τ² = (1/12)² = 0.0069444 on every σ²: the account's σ² =
-    69.4444 + 0.0069 = 69.4514, the seat's 4.3403 + 0.0069 = 4.3472; a
-    team's σ² = 73.7986; c² = 2 (73.7986 + 17.3611) = 182.3194, c =
-    13.50257; equal μ, so e^{μ/c}/S_1 = 1/2. The winner: Ω = 73.7986 / c ×
-    (1 − 1/2) = 2.73276; γ = √73.7986 / c = 0.636220, Δ = γ × (73.7986 /
-    c²) × (1/2 × 1/2) = 0.636220 × 0.404776 / 4 = 0.064382; the loser's Ω
-    is −2.73276, its Δ the same (its second term, 1 − 1, is 0). The
-    account's share of its team's σ² is 0.941093, the seat's 0.058907: the
-    winner's μ 25 + 0.941093 × 2.73276 = 27.5718, σ √(69.4514 × (1 −
-    0.941093 × 0.064382)) = 8.07734; its seat's μ 0.058907 × 2.73276 =
-    0.16098, σ √(4.3472 × (1 − 0.058907 × 0.064382)) = 2.08104; the loser
-    and its seat the mirror image."""
+    By hand: τ² = (1/12)² = 0.0069444 on the account's σ², not the seat's:
+    the account's σ² = 69.4444 + 0.0069 = 69.4514, the seat's 1; a team's
+    σ² = 70.4514; c² = 2 (70.4514 + 17.3611) = 175.6250, c = 13.25236;
+    equal μ, so e^{μ/c}/S_1 = 1/2. The winner: Ω = 70.4514 / c × (1 − 1/2)
+    = 2.65807; γ = √70.4514 / c = 0.633361, Δ = γ × (70.4514 / c²) × (1/2 ×
+    1/2) = 0.633361 × 0.401147 / 4 = 0.063518; the loser's Ω is −2.65807,
+    its Δ the same (its second term, 1 − 1, is 0). The account's share of
+    its team's σ² is 0.985806, the seat's 0.014194: the winner's μ 25 +
+    0.985806 × 2.65807 = 27.62034, σ √(69.4514 × (1 − 0.985806 × 0.063518))
+    = 8.06862; its seat's μ 0.014194 × 2.65807 = 0.037729, σ √(1 × (1 −
+    0.014194 × 0.063518)) = 0.999549; the loser and its seat the mirror
+    image."""
     game = RatedGame("g", 9, 2, (RatedSeat(0, "ada", 1), RatedSeat(1, "bob", 2)))
     after = rate_game(PARAMETERS, {}, game)
     assert_close(
         after,
         {
-            "ada": (27.5718, 8.07734),
-            "0/2": (0.16098, 2.08104),
-            "bob": (22.4282, 8.07734),
-            "1/2": (-0.16098, 2.08104),
+            "ada": (27.62034, 8.06862),
+            "0/2": (0.037729, 0.999549),
+            "bob": (22.37966, 8.06862),
+            "1/2": (-0.037729, 0.999549),
         },
         tol=5e-5,
     )

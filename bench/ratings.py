@@ -1,0 +1,484 @@
+"""Ratings measured against players of known strength (issue 22), in memory.
+
+A population of ``--players`` (60) accounts, each an ε-greedy bot of
+known strength: the greedy bot, playing a random legal move with
+probability ε, ε evenly from 0 (the strongest) to 1 (a random bot). Each
+round seats every player once, at random tables of 2–5 with random seats,
+and plays the games through the application service (an in-memory store,
+every move by its seat's holder hash). After ``--rounds`` rounds of
+training, ``--held-out`` rounds more are played and never rated. Printed,
+every figure from this one run:
+
+- **rank agreement**: Spearman's ρ between each model's order (the number
+  shown: μ − 3σ; Elo's rating) and the true order, after 10, 30 and 100
+  games per player;
+- **held-out log-loss** of the winner (−ln of the probability a model gave
+  the seat that won; a shared win: the sum over the seats that shared it),
+  with the ratings as they stood after 10, 30 and 100 games, for the model
+  (domain/ratings.py: openskill's Plackett–Luce, a seat a team of its
+  player and "seat k at a table of s"), the same model without the seat
+  pseudo-players, and BGA-style rank Elo (every pair of a table a
+  two-player result by their places, K / (n − 1) a pair; K 16, 32 and 64);
+  the model's ratio to Elo with K = 32, to the best of the three Elos on
+  the held-out games themselves (a choice that flatters Elo), and to the
+  model without seats;
+- **the seat effects** learned, each seat's share of the wins the model
+  predicts on the games played (with every rating as training left it), and
+  the share the analytics report measures on the same games (its
+  seat_advantage SQL on their Parquet export) with its 95 % Wilson
+  interval: inside it or not, and the model without seats beside it;
+- **the projection**: the whole log written to a SQLite file, each
+  projection rebuilt alone into SQLite views, its rate against the raw read
+  of the same log (bench/rebuild.py's measure), the best of ``--repeat``
+  rounds each (the machine may be busy); and the ratings view so rebuilt
+  against the ratings recomputed from the log (domain.ratings.Ledger).
+
+Run: ``python bench/ratings.py [--players 60] [--rounds 100] [--held-out 30]
+[--seed 1] [--repeat 3] [--no-rebuild]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import math
+import random
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from domain.application import Opus
+from domain.bots import BOTS, Bot
+from domain.engine import rank_keys
+from domain.internals import select_rows
+from domain.moves import Move
+from domain.pipeline import Caller
+from domain.ratings import (
+    PARAMETERS,
+    RatedGame,
+    Rating,
+    differences,
+    model_of,
+    ordinal,
+    rate_game,
+    rated_game,
+    seat_id,
+    win_probabilities,
+)
+from domain.simulation import play_out
+from domain.state import GameState
+from projections.analytics.engines import open_engine
+from projections.analytics.export import data_files, export
+from projections.analytics.report import sql_of
+from projections.queries import Queries
+from projections.ratings import ledger_from_log
+from projections.rebuild import BATCH_SIZE, rebuild
+from projections.registry import PROJECTIONS, select
+from projections.sqlite_views import SQLiteViewStore
+from tests.apps import copy_events
+
+CHECKPOINTS = (10, 30, 100)
+ELO_K = (16.0, 32.0, 64.0)
+TABLE_SIZES = (2, 3, 4, 5)
+
+
+def say(text: str = "") -> None:
+    print(text, flush=True)
+
+
+# ---- the population and its games ---------------------------------------------------------
+
+
+def epsilon_bot(epsilon: float, rng: random.Random) -> Bot:
+    """The greedy bot, but a random legal move with probability ε."""
+    greedy, random_move = BOTS["greedy"](rng), BOTS["random"](rng)
+
+    def choose(state: GameState, seat: int) -> Move:
+        return random_move(state, seat) if rng.random() < epsilon else greedy(state, seat)
+
+    return choose
+
+
+@dataclass
+class Population:
+    app: Opus
+    epsilons: list[float]
+    accounts: list[str]
+    holders: list[str]
+    rng: random.Random
+    games: list[RatedGame] = field(default_factory=list)
+
+    @classmethod
+    def open(cls, app: Opus, players: int, seed: int) -> Population:
+        epsilons = [i / (players - 1) for i in range(players)]
+        accounts, holders = [], []
+        for i in range(players):
+            account = app.accounts.open(f"Strength {i + 1:02d}").account
+            accounts.append(str(account))
+            holders.append(app.accounts.view(account).holder_hash)
+        return cls(app, epsilons, accounts, holders, random.Random(seed))
+
+    def round(self, number: int) -> list[RatedGame]:
+        """Every player once, at random tables of 2–5, in random seats."""
+        order = list(range(len(self.accounts)))
+        self.rng.shuffle(order)
+        tables: list[list[int]] = []
+        while order:
+            size = self.rng.choice(TABLE_SIZES)
+            if len(order) - size == 1:  # no table of one
+                size += 1 if size < 5 else -1
+            tables.append(order[:size])
+            order = order[size:]
+        return [self.play(table, number, n) for n, table in enumerate(tables)]
+
+    def play(self, seated: list[int], round_: int, table: int) -> RatedGame:
+        app = self.app
+        secret = hashlib.sha256(f"bench-ratings:{round_}:{table}".encode()).digest()
+        game = app.create_game(secret=secret)
+        hashes = [self.holders[p] for p in seated]
+        for p, digest in zip(seated, hashes, strict=True):
+            app.join(game, f"Strength {p + 1:02d}", caller=Caller(digest))
+        app.start(game)
+        bots = [epsilon_bot(self.epsilons[p], random.Random(self.rng.random())) for p in seated]
+        play_out(app, game, hashes, lambda state, seat: bots[seat](state, seat))
+        state = app.state(game)
+        rated = rated_game(
+            str(game),
+            app.recorder.max_notification_id() or 0,
+            [self.accounts[p] for p in seated],
+            rank_keys(state),
+            state.withdrawn,
+        )
+        assert rated is not None
+        self.games.append(rated)
+        return rated
+
+
+# ---- the models ---------------------------------------------------------------------------
+
+
+class Model:
+    name = ""
+
+    def update(self, game: RatedGame) -> None:
+        raise NotImplementedError
+
+    def predict(self, game: RatedGame) -> list[float]:
+        """Each rated seat's probability of the first place."""
+        raise NotImplementedError
+
+    def score(self, account: str) -> float:
+        raise NotImplementedError
+
+    def snapshot(self) -> Model:
+        raise NotImplementedError
+
+
+class Seated(Model):
+    """domain/ratings.py's model: a seat is its player and its seat."""
+
+    name = "openskill PL + seats"
+
+    def __init__(self, ratings: dict[str, Rating] | None = None) -> None:
+        self.ratings = dict(ratings or {})
+
+    def rating(self, member: str) -> Rating:
+        p = PARAMETERS
+        default = (p.seat_mu, p.seat_sigma) if "/" in member else (p.mu, p.sigma)
+        return self.ratings.get(member, default)
+
+    def update(self, game: RatedGame) -> None:
+        self.ratings.update(rate_game(PARAMETERS, self.ratings, game))
+
+    def predict(self, game: RatedGame) -> list[float]:
+        teams = [[self.rating(m) for m in team] for team in game.teams()]
+        return win_probabilities(PARAMETERS, teams)
+
+    def score(self, account: str) -> float:
+        return ordinal(*self.rating(account))
+
+    def snapshot(self) -> Model:
+        return Seated(self.ratings)
+
+
+class Unseated(Seated):
+    """The same model, the same parameters, without the seat pseudo-players."""
+
+    name = "openskill PL, no seats"
+
+    def update(self, game: RatedGame) -> None:
+        model = model_of(PARAMETERS)
+        teams = [[model.rating(*self.rating(s.account))] for s in game.seats]
+        rated = model.rate(teams, ranks=[float(s.place) for s in game.seats])
+        for s, (new,) in zip(game.seats, rated, strict=True):
+            self.ratings[s.account] = (new.mu, new.sigma)
+
+    def predict(self, game: RatedGame) -> list[float]:
+        return win_probabilities(PARAMETERS, [[self.rating(s.account)] for s in game.seats])
+
+    def snapshot(self) -> Model:
+        return Unseated(self.ratings)
+
+
+class RankElo(Model):
+    """BGA-style rank Elo: each pair at a table a two-player game by their
+    places (1 for the better, ½ a shared place), K / (n − 1) a pair, from
+    1500; the winner predicted by 10^(R/400), normalised."""
+
+    def __init__(self, k: float, ratings: dict[str, float] | None = None) -> None:
+        self.k = k
+        self.name = f"rank Elo K={k:g}"
+        self.ratings = dict(ratings or {})
+
+    def update(self, game: RatedGame) -> None:
+        seats = game.seats
+        before = [self.ratings.get(s.account, 1500.0) for s in seats]
+        n = len(seats)
+        for i, s in enumerate(seats):
+            delta = 0.0
+            for j, t in enumerate(seats):
+                if i == j:
+                    continue
+                expected = 1 / (1 + 10 ** ((before[j] - before[i]) / 400))
+                actual = 1.0 if s.place < t.place else 0.5 if s.place == t.place else 0.0
+                delta += actual - expected
+            self.ratings[s.account] = before[i] + self.k / (n - 1) * delta
+
+    def predict(self, game: RatedGame) -> list[float]:
+        powers = [10 ** (self.ratings.get(s.account, 1500.0) / 400) for s in game.seats]
+        total = sum(powers)
+        return [p / total for p in powers]
+
+    def score(self, account: str) -> float:
+        return self.ratings.get(account, 1500.0)
+
+    def snapshot(self) -> Model:
+        return RankElo(self.k, self.ratings)
+
+
+def log_loss(model: Model, games: Sequence[RatedGame]) -> float:
+    """Mean −ln of the probability given to the first place as it fell."""
+    total = 0.0
+    for game in games:
+        p = model.predict(game)
+        won = sum(p[i] for i, s in enumerate(game.seats) if s.place == 1)
+        total -= math.log(max(won, 1e-12))
+    return total / len(games)
+
+
+def spearman(scores: Sequence[float], truth: Sequence[float]) -> float:
+    """Spearman's ρ (ties take their mean rank)."""
+
+    def ranks(values: Sequence[float]) -> list[float]:
+        order = sorted(range(len(values)), key=lambda i: values[i])
+        out = [0.0] * len(values)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                out[order[k]] = (i + j) / 2
+            i = j + 1
+        return out
+
+    a, b = ranks(scores), ranks(truth)
+    mean_a, mean_b = sum(a) / len(a), sum(b) / len(b)
+    cov = sum((x - mean_a) * (y - mean_b) for x, y in zip(a, b, strict=True))
+    var = math.sqrt(sum((x - mean_a) ** 2 for x in a) * sum((y - mean_b) ** 2 for y in b))
+    return cov / var
+
+
+# ---- the seats: learned against measured ------------------------------------------------
+
+
+def measured_shares(app: Opus, folder: Path) -> dict[tuple[int, int], dict[str, Any]]:
+    """The analytics report's seat advantage on this log: (players, seat) ->
+    its row (share, Wilson interval)."""
+    export(app, folder)
+    engine = open_engine("duckdb", data_files(folder))
+    try:
+        answer = engine.run(sql_of("seat_advantage"))
+    finally:
+        engine.close()
+    return {(row["players"], row["seat"]): row for row in answer.dicts()}
+
+
+def predicted_shares(model: Model, games: Sequence[RatedGame]) -> dict[tuple[int, int], float]:
+    """Each seat's mean predicted probability of the win over these games."""
+    sums: dict[tuple[int, int], float] = defaultdict(float)
+    counts: dict[tuple[int, int], int] = defaultdict(int)
+    for game in games:
+        for s, p in zip(game.seats, model.predict(game), strict=True):
+            sums[(game.players, s.seat)] += p
+            counts[(game.players, s.seat)] += 1
+    return {key: sums[key] / counts[key] for key in sums}
+
+
+# ---- the projection ---------------------------------------------------------------------
+
+
+def rebuild_rates(
+    app: Opus, folder: Path, repeat: int
+) -> tuple[dict[str, float], float, float, list[str]]:
+    """Each projection rebuilt alone from a SQLite copy of the log into
+    SQLite views: events of the log per second, the best of ``repeat``
+    rebuilds each; the raw read's rate, the best of one before each round
+    and one after them all (the machine may be busy: the best of each is
+    the figure least disturbed); and how the rebuilt ratings view differs
+    from the ratings recomputed."""
+    events = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(folder / "e.db")}
+    copy = Opus(env=events)
+    copy_events(app, copy)
+    end = copy.recorder.max_notification_id() or 0
+
+    def raw_read() -> tuple[int, float]:
+        started, position, count = time.perf_counter(), 0, 0
+        while position < end:
+            page = copy.recorder.select_notifications(
+                start=position, limit=BATCH_SIZE, stop=end, inclusive_of_start=False
+            )
+            count += len(page)
+            position = page[-1].id
+        return count, count / (time.perf_counter() - started)
+
+    count, raw = raw_read()
+    rates: dict[str, float] = {}
+    found: list[str] = []
+    for round_ in range(repeat):
+        if round_:
+            raw = max(raw, raw_read()[1])
+        for name in PROJECTIONS:
+            store = SQLiteViewStore(str(folder / f"views-{name}-{round_}.db"))
+            try:
+                done = rebuild(store, copy, select([name]))
+                rates[name] = max(rates.get(name, 0.0), count / done.seconds)
+                if name == "ratings":
+                    recorded = Queries(store).ratings_record(history=True)
+                    found = differences(recorded, ledger_from_log(copy))
+            finally:
+                store.close()
+    raw = max(raw, raw_read()[1])
+    started, position = time.perf_counter(), 0
+    while position < end:
+        rows = select_rows(copy, position, BATCH_SIZE, end)
+        assert rows is not None
+        position = rows[-1][0]
+    rows_rate = count / (time.perf_counter() - started)
+    copy.close()
+    return rates, raw, rows_rate, found
+
+
+# ---- the run ---------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=60)
+    parser.add_argument("--rounds", type=int, default=max(CHECKPOINTS), help="training rounds")
+    parser.add_argument("--held-out", type=int, default=30, help="rounds never rated")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-rebuild", action="store_true", help="leave the projection out")
+    parser.add_argument("--repeat", type=int, default=3, help="rebuild rounds (the best counts)")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    app = Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    population = Population.open(app, args.players, args.seed)
+    truth = [-e for e in population.epsilons]  # a smaller ε is stronger
+    models: list[Model] = [Seated(), Unseated(), *(RankElo(k) for k in ELO_K)]
+    kept: dict[int, list[Model]] = {}
+    checkpoints = [c for c in CHECKPOINTS if c <= args.rounds] or [args.rounds]
+    for number in range(1, args.rounds + 1):
+        for game in population.round(number):
+            for model in models:
+                model.update(game)
+        if number in checkpoints:
+            kept[number] = [model.snapshot() for model in models]
+            say(
+                f"  {number} games a player: {len(population.games):,} games, "
+                f"{time.perf_counter() - started:.0f} s"
+            )
+    training = list(population.games)
+    held_out = [g for n in range(args.held_out) for g in population.round(args.rounds + 1 + n)]
+    say(f"  held out: {len(held_out):,} games, {time.perf_counter() - started:.0f} s")
+
+    say(
+        f"\n{args.players} players of ε = 0 … 1; {len(training):,} games rated, "
+        f"{len(held_out):,} held out (seed {args.seed})\n"
+    )
+    say("Spearman ρ, the rating's order against the true order (aim: ≥ 0.9 at 30):")
+    say(f"  {'games a player':<16}" + "".join(f"{m.name:>24}" for m in models))
+    for number, snapshot in kept.items():
+        rhos = [spearman([m.score(a) for a in population.accounts], truth) for m in snapshot]
+        say(f"  {number:<16}" + "".join(f"{rho:>24.3f}" for rho in rhos))
+
+    say("\nHeld-out log-loss of the winner (lower is better; aim: ≥ 5 % below rank Elo):")
+    say(
+        f"  {'games a player':<16}"
+        + "".join(f"{m.name:>24}" for m in models)
+        + f"{'vs Elo K=32':>13}{'vs best Elo':>13}{'vs no seats':>13}"
+    )
+    for number, snapshot in kept.items():
+        losses = [log_loss(m, held_out) for m in snapshot]
+        best_elo = min(losses[2:])
+        say(
+            f"  {number:<16}"
+            + "".join(f"{loss:>24.4f}" for loss in losses)
+            + f"{losses[0] / losses[3] - 1:>+13.1%}{losses[0] / best_elo - 1:>+13.1%}"
+            + f"{losses[0] / losses[1] - 1:>+13.1%}"
+        )
+
+    final = kept[checkpoints[-1]]
+    seated, unseated = final[0], final[1]
+    assert isinstance(seated, Seated)
+    with tempfile.TemporaryDirectory() as tmp:
+        measured = measured_shares(app, Path(tmp) / "parquet")
+        every = training + held_out
+        mine, theirs = predicted_shares(seated, every), predicted_shares(unseated, every)
+        say("\nSeat effects (μ of 'seat k at a table of s', less its table's mean) and win shares,")
+        say("predicted on every game played against the analytics report's measure of them:")
+        say(
+            f"  {'table':>5} {'seat':>4} {'effect':>8} {'σ':>6} {'predicted':>10} "
+            f"{'no seats':>9} {'measured':>9} {'95 % interval':>17}  inside"
+        )
+        inside = 0
+        for players in TABLE_SIZES:
+            effects = [seated.rating(seat_id(k, players)) for k in range(players)]
+            mean = sum(mu for mu, _ in effects) / players
+            for k, (mu, sigma) in enumerate(effects):
+                row = measured[(players, k)]
+                ok = row["wilson_low"] <= mine[(players, k)] <= row["wilson_high"]
+                inside += ok
+                say(
+                    f"  {players:>5} {k + 1:>4} {mu - mean:>+8.3f} {sigma:>6.3f} "
+                    f"{mine[(players, k)]:>10.1%} {theirs[(players, k)]:>9.1%} "
+                    f"{row['share']:>9.1%}   [{row['wilson_low']:.1%}, {row['wilson_high']:.1%}]"
+                    f"  {'yes' if ok else 'NO'}"
+                )
+        say(f"  inside the interval: {inside} of {sum(TABLE_SIZES)} seats")
+        if not args.no_rebuild:
+            say(
+                "\nRebuild, each projection alone, SQLite events -> SQLite views "
+                f"(the best of {args.repeat}):"
+            )
+            rates, raw, rows_rate, found = rebuild_rates(app, Path(tmp), args.repeat)
+            say(f"  {'raw read of the notifications':<34} {raw:>10,.0f} events/s")
+            say(f"  {'(the rebuild reading rows itself)':<34} {rows_rate:>10,.0f} events/s")
+            for name, rate in sorted(rates.items(), key=lambda item: -item[1]):
+                say(f"  {'rebuild ' + name:<34} {rate:>10,.0f} events/s  {rate / raw:>6.1%} of raw")
+            say(
+                "  the ratings view rebuilt = the ratings recomputed from the log: "
+                + ("yes" if not found else f"NO: {found[:3]}")
+            )
+    say(f"\ntime: {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
