@@ -5,7 +5,8 @@ From one run it prints:
   `swap-1`, T4.3 seats, with the standings it needs, each table's shares)
   for 1,000 and 10,000 players after four rounds of random results
   (targets: under 1 s and under 10 s), without teams and with the players
-  in 50 teams (T11.2: (c) first);
+  in 4 and in 50 teams (T11.2: (c) first), with the peak memory the
+  pairing allocates (tracemalloc, a run of its own);
 - a 64-player, 5-round tournament of greedy bots through the application
   service on SQLite (register, pair, every move by its seat's token, every
   result and seal, finish) against the same games played outside a
@@ -13,7 +14,7 @@ From one run it prints:
 
 The moves are recorded once in memory (bot choices excluded from both
 timings), then replayed. Run: ``python bench/tournament.py [--players 64]
-[--rounds 5] [--sizes 1000,10000]``.
+[--rounds 5] [--sizes 1000,10000] [--teams 4,50] [--pairing-only]``.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ import random
 import sys
 import tempfile
 import time
+import tracemalloc
 import uuid
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -76,7 +79,7 @@ def state_after_random_rounds(
     tournament_seed = rng.randbytes(32)
     for r in range(1, rounds + 1):
         pairing, seats = pair_round(state, r, tournament_seed)
-        tables = [
+        tables: list[dict[str, Any]] = [
             {"table": t, "game": str(uuid.uuid4()), "players": players_}
             for t, players_ in enumerate(seats, start=1)
         ]
@@ -112,6 +115,17 @@ def time_pairing(players: int, procedure: str = REGROUP_1, teams: int = 0) -> fl
     started = time.perf_counter()
     decide_pairing(state, uuid.UUID(int=players))
     return time.perf_counter() - started
+
+
+def pairing_memory(players: int, teams: int) -> float:
+    """The peak memory, in MB, that round 5's pairing decision allocates
+    (tracemalloc: slower, so timed apart)."""
+    state = state_after_random_rounds(players, 4, seed=players, teams=teams)
+    tracemalloc.start()
+    decide_pairing(state, uuid.UUID(int=players))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak / 1e6
 
 
 # ---- a tournament against its games alone ------------------------------------
@@ -191,14 +205,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--teams", default="4,50")
+    parser.add_argument("--pairing-only", action="store_true")
     args = parser.parse_args(argv)
+    teamed = [int(s) for s in args.teams.split(",") if s]
     print("pairing round 5 after four random rounds (T3, T4.2b / T4.2, T4.3, T11.3 shares)")
-    print(f"  {'':>14} {REGROUP_1:>10} {SWAP_1:>8} {'regroup-1, 50 teams':>20}")
+    heads = "".join(f" {f'{n} teams':>20}" for n in teamed)
+    print(f"  {'':>14} {REGROUP_1:>10} {SWAP_1:>8}{heads}")
     for size in (int(s) for s in args.sizes.split(",") if s):
         regroup = time_pairing(size)
         swap = time_pairing(size, SWAP_1)
-        teams = time_pairing(size, REGROUP_1, teams=50)
-        print(f"  {size:>6} players: {regroup:8.3f} s {swap:6.3f} s {teams:18.3f} s")
+        cells = ""
+        for n in teamed:
+            seconds = time_pairing(size, REGROUP_1, teams=n)
+            cells += f" {seconds:7.3f} s {pairing_memory(size, n):7.1f} MB"
+        print(f"  {size:>6} players: {regroup:8.3f} s {swap:6.3f} s{cells}")
+    if args.pairing_only:
+        return
     moves, plan = record(args.players, args.rounds, args.seed)
     games = len(moves)
     count = sum(len(m) for m in moves.values())

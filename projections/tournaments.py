@@ -41,6 +41,7 @@ from typing import Any
 from domain.disclosure import PUBLIC, disclose
 from domain.tournaments.cut import seeds_of
 from domain.tournaments.events import RoundClosed, TournamentCreated, TournamentEvent
+from domain.tournaments.pairing import Apart
 from domain.tournaments.standings import Row, digest
 from domain.tournaments.state import Round, TournamentState
 from projections.base import Fields, ViewProjection, on
@@ -206,7 +207,7 @@ def _rounds_doc(
     (T11.3): the pairs at it who had met before (m, the rounds they shared)
     and the pairs at it who share a team or are constrained (revision 4)."""
     state = model.state
-    conflicts = state.conflicts() if state.revised else set()
+    conflicts = state.apart() if state.revised else Apart({})
     met: dict[tuple[int, int], int] = {}
     out = []
     for round_ in state.rounds:
@@ -224,7 +225,7 @@ def _round_doc(
     seeds: dict[int, int],
     cut_rounds: list[Round],
     met: dict[tuple[int, int], int],
-    conflicts: set[tuple[int, int]],
+    conflicts: Apart,
 ) -> Doc:
     state = model.state
     paired = model.paired[round_.number]

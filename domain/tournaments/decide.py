@@ -31,6 +31,7 @@ from domain.tournaments.events import (
 )
 from domain.tournaments.guards import check_beacon, check_open, check_pairable
 from domain.tournaments.pairing import (
+    Apart,
     Pairing,
     conflicts_at,
     objective,
@@ -227,7 +228,7 @@ class Inputs:
     rows: list[Row]
     met: dict[tuple[int, int], int]
     points: dict[int, Fraction]
-    conflicts: set[tuple[int, int]] | None
+    conflicts: Apart | None
 
 
 def pairing_inputs(state: TournamentState) -> Inputs:
@@ -236,7 +237,7 @@ def pairing_inputs(state: TournamentState) -> Inputs:
         rows,
         pairs_met([seat.players for seat in r.tables] for r in state.rounds),
         {row.player: row.match_points for row in rows},
-        state.conflicts() if state.revised and state.has_conflicts else None,
+        state.apart() if state.revised and state.has_conflicts else None,
     )
 
 

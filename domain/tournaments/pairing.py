@@ -5,7 +5,9 @@ Players are registration numbers. ``met`` maps a pair (lower number, higher
 number) to the number of earlier rounds in which the pair shared a table
 (absent: 0); ``points`` maps a player to their match points after penalties
 (absent: 0); ``conflicts`` is the set of pairs (lower number first) that
-share a team or are constrained (T11), or None where the tournament has no
+share a team or are constrained (T11), given as those pairs or as ``Apart``
+(each player's team key and the constraints: the service's, which never
+lists a team's pairs), or None where the tournament has no
 team and no constraint: then the objective is W·(a) + (b), else the pair
 ((c), W·(a) + (b)), compared (c) first (T11.2). Everything is exact: the
 procedures `swap-1` and `regroup-1` must give every verifier the same tables.
@@ -38,9 +40,55 @@ MAX_PASSES = 50  # T4.2, T4.2b
 
 Met = Mapping[tuple[int, int], int]
 Points = Mapping[int, Fraction]
-Conflicts = Collection[tuple[int, int]]
+
+
+@dataclass(frozen=True)
+class Apart:
+    """T11.1, T11.2: who must not share a table, without listing every pair
+    of a team (10,000 players in 4 teams are 12.5 million pairs): each
+    player's team key (players with none left out) and the constraints'
+    pairs (lower number first). A pair is in it when the two share a team
+    key or are constrained; a pair both is one pair."""
+
+    teams: Mapping[int, str]
+    pairs: frozenset[tuple[int, int]] = frozenset()
+
+    def __contains__(self, pair: object) -> bool:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            return False
+        p, q = pair
+        return pair in self.pairs or self.teamed(p, q)
+
+    def teamed(self, p: int, q: int) -> bool:
+        """Whether two players share a team key."""
+        team = self.teams.get(p)
+        return p != q and team is not None and team == self.teams.get(q)
+
+    def __bool__(self) -> bool:
+        """Whether any pair is in it (a team of one keeps no one apart)."""
+        return bool(self.pairs) or len(set(self.teams.values())) < len(self.teams)
+
+
+Conflicts = Collection[tuple[int, int]] | Apart
 Cost = dict[int, dict[int, int]]
 Value = dict[int, int]
+
+
+class _TeamRow(dict[int, int]):
+    """A player's costs (``_integers``), ``big`` more with every other
+    player of their team (``mates``, shared by the team), computed when read
+    rather than stored."""
+
+    __slots__ = ("big", "mates", "player")
+
+    def __init__(self, costs: dict[int, int], player: int, mates: frozenset[int], big: int):
+        super().__init__(costs)
+        self.player, self.mates, self.big = player, mates, big
+
+    def get(self, q: int, default: int = 0) -> int:  # type: ignore[override]
+        if q in self.mates and q != self.player:
+            return dict.get(self, q, default) + self.big
+        return dict.get(self, q, default)
 
 
 @dataclass(frozen=True)
@@ -200,9 +248,25 @@ def _integers(
         # every table spanning the whole range of values.
         spread = max(value.values()) - min(value.values()) if value else 0
         big = 1 + sum(sum(c.values()) for c in cost.values()) // 2 + len(tables) * spread
-        for p, q in conflicts:
-            if p in cost and q in cost and p != q:
+        if not isinstance(conflicts, Apart):
+            for p, q in conflicts:
+                if p in cost and q in cost and p != q:
+                    cost[p][q] = cost[q][p] = cost[p].get(q, 0) + big
+            return cost, value
+        # Teams: their pairs' cost is read from each player's team key, never
+        # listed; explicit pairs for the constraints (a pair both: once).
+        teams = conflicts.teams
+        for p, q in conflicts.pairs:
+            if p in cost and q in cost and p != q and not conflicts.teamed(p, q):
                 cost[p][q] = cost[q][p] = cost[p].get(q, 0) + big
+        members: dict[str, set[int]] = {}
+        for p in players:
+            if p in teams:
+                members.setdefault(teams[p], set()).add(p)
+        mates = {team: frozenset(group) for team, group in members.items()}
+        for p in players:
+            if p in teams:
+                cost[p] = _TeamRow(cost[p], p, mates[teams[p]], big)
     return cost, value
 
 

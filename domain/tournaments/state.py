@@ -18,6 +18,7 @@ from uuid import UUID
 from domain.ruleset import RuleSet
 from domain.tournaments import exact
 from domain.tournaments.entrants import name_key
+from domain.tournaments.pairing import Apart
 from domain.tournaments.seeds import tournament_seed
 from domain.tournaments.standings import Entrant, Outcome, Row, standings
 from domain.tournaments.tables import TableSizes
@@ -189,6 +190,12 @@ class TournamentState:
         for members in by_team.values():
             pairs.update((p, q) for i, p in enumerate(members) for q in members[i + 1 :])
         return pairs
+
+    def apart(self) -> Apart:
+        """``conflicts()`` without listing a team's pairs: each player's team
+        key and the constraints (``pairing.Apart``), dropped players too."""
+        teams = {r.number: r.team_key for r in self.registrations if r.team_key}
+        return Apart(teams, frozenset(self.constraints))
 
     @property
     def has_conflicts(self) -> bool:

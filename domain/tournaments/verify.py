@@ -519,7 +519,7 @@ class _Check:
                     "tournament has no team and no constraint recorded before it",
                 )
             return
-        given = exact.text(conflicts_at(players, state.conflicts()))
+        given = exact.text(conflicts_at(players, state.apart()))
         if p.get("objective_c") != given:
             raise Failure(
                 record,

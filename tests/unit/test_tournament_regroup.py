@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from domain.tournaments.pairing import (
     REGROUP_1,
     SWAP_1,
+    Apart,
     conflicts_at,
     objective,
     pair_first_round,
@@ -291,3 +292,40 @@ def test_T11_2_no_penalty_makes_a_constrained_pair_share_a_table(
         if not set(pair) & set(pairing.byes):
             assert pairing.conflicts == 0
             assert not any(set(pair) <= set(t) for t in pairing.tables)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(7, 40),
+    st.integers(1, 5),
+    st.sampled_from([SWAP_1, REGROUP_1]),
+    st.randoms(use_true_random=False),
+)
+def test_T11_2_teams_by_key_pair_as_every_pair_listed_and_as_the_oracle(
+    n: int, teams: int, procedure: str, rng: random.Random
+) -> None:
+    """Teams given by each player's key (``Apart``, never listing a team's
+    pairs) give the very tables, (c) and shares the explicit pairs give, and
+    the oracle's tables; a constrained pair of one team counts once."""
+    players = list(range(1, n + 1))
+    keyed = {p: f"t{rng.randrange(teams)}" for p in players if rng.random() < 0.8}
+    constraints = {tuple(sorted(rng.sample(players, 2))) for _ in range(rng.randrange(3))}
+    listed = frozenset(
+        {(p, q) for p, q in combinations(players, 2) if p in keyed and keyed[p] == keyed.get(q)}
+        | {(p, q) for p, q in constraints}
+    )
+    apart = Apart(keyed, frozenset((p, q) for p, q in constraints))
+    met = {p: rng.randrange(3) for p in combinations(players, 2) if rng.random() < 0.3}
+    points = {p: F(rng.randrange(0, 40), 2) for p in players}
+    ranked = sorted(players, key=lambda p: (-points[p], p))
+    sizes = TableSizes()
+    by_key = pair_later_round(ranked, {}, met, points, sizes, 6, apart, procedure)
+    by_pair = pair_later_round(ranked, {}, met, points, sizes, 6, listed, procedure)
+    assert by_key == by_pair
+    assert conflicts_at(by_key.tables, apart) == conflicts_at(by_key.tables, listed)
+    for table in by_key.tables:
+        assert table_shares(table, met, points, apart) == table_shares(table, met, points, listed)
+    seated = [p for p in ranked if p not in by_key.byes]
+    tables = cut(seated, [len(t) for t in by_key.tables])
+    oracle.PROCEDURES[procedure](tables, oracle.Terms(met, points, 6, listed))
+    assert tables == by_key.tables
