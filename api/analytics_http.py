@@ -62,7 +62,8 @@ class AnalyticsQuery(MethodView):
     def get(self, question: str) -> dict[str, Any]:
         """One question's figures from the latest report: its title,
         description, columns and rows, with when and from what log position
-        the report was made (seat_advantage, card_strength, points_by_rule,
+        the report was made (seat_advantage, seat_effects (from the ratings,
+        when the report was made with them), card_strength, points_by_rule,
         steal_graph, sequence_progress, sequence_wins, game_ends,
         game_length, length_histogram, bot_head_to_head, player_history,
         tournament_seats, tournament_match_points)."""

@@ -327,7 +327,7 @@ def predicted_shares(model: Model, games: Sequence[RatedGame]) -> dict[tuple[int
 
 def rebuild_rates(
     app: Opus, folder: Path, repeat: int
-) -> tuple[dict[str, float], float, float, list[str]]:
+) -> tuple[int, dict[str, float], float, float, list[str]]:
     """Each projection rebuilt alone from a SQLite copy of the log into
     SQLite views: events of the log per second, the best of ``repeat``
     rebuilds each; the raw read's rate, the best of one before each round
@@ -373,7 +373,7 @@ def rebuild_rates(
         position = rows[-1][0]
     rows_rate = count / (time.perf_counter() - started)
     copy.close()
-    return rates, raw, rows_rate, found
+    return count, rates, raw, rows_rate, found
 
 
 # ---- the run ---------------------------------------------------------------------------------
@@ -464,11 +464,11 @@ def main() -> None:
                 )
         say(f"  inside the interval: {inside} of {sum(TABLE_SIZES)} seats")
         if not args.no_rebuild:
+            count, rates, raw, rows_rate, found = rebuild_rates(app, Path(tmp), args.repeat)
             say(
-                "\nRebuild, each projection alone, SQLite events -> SQLite views "
-                f"(the best of {args.repeat}):"
+                f"\nRebuild, each projection alone, SQLite events -> SQLite views ({count:,} "
+                f"events, the best of {args.repeat}):"
             )
-            rates, raw, rows_rate, found = rebuild_rates(app, Path(tmp), args.repeat)
             say(f"  {'raw read of the notifications':<34} {raw:>10,.0f} events/s")
             say(f"  {'(the rebuild reading rows itself)':<34} {rows_rate:>10,.0f} events/s")
             for name, rate in sorted(rates.items(), key=lambda item: -item[1]):

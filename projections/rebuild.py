@@ -64,7 +64,7 @@ COSTS = {
     "leaderboard": 0.1,
     "seats": 0.1,
     "tournaments": 0.1,
-    "ratings": 0.3,  # bench/ratings.py: a quarter of the table's cost where games are rated
+    "ratings": 0.4,  # bench/ratings.py: a third of the table's cost where games are rated
 }
 
 
