@@ -5,11 +5,13 @@ before wrote), the three byte for byte the same; as of any position equal
 to the ratings recomputed from the log up to it (domain.ratings.Ledger);
 and holding what the decisions say: who is rated, a withdrawn seat last and
 alone, an adopted token's seat the account's from the adoption on, names
-renamed, no token hash."""
+renamed, no token hash. Events in SQLite, and in PostgreSQL (marked
+``postgres``) where the other projection tests use it."""
 
 from __future__ import annotations
 
 import random
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from uuid import UUID
@@ -28,7 +30,8 @@ from projections.ratings import RatingsView, ledger_from_log
 from projections.rebuild import rebuild
 from projections.runner import ProjectionRunner
 from projections.view import View
-from tests.conftest import ViewsUnderTest, opener
+from tests.conftest import POSTGRES_ENV, ViewsUnderTest, opener
+from tests.settings import connect_test_postgres
 
 TOKEN = "7" * 64  # a seat held by no account
 ADOPTED = "5" * 64  # a token Dee takes a seat with, signed out, then adopts
@@ -257,3 +260,36 @@ def test_a_game_rated_in_the_view_is_the_model_applied_to_the_accounts_before(
     for doc in record["games"]:
         ledger.apply(RatedGame.from_doc(doc))
     assert ledger.games == record["games"]
+
+
+@pytest.mark.postgres
+def test_on_postgresql_live_and_rebuilt_are_byte_identical_and_equal_the_log(
+    views: ViewsUnderTest,
+) -> None:
+    """Production's pairing: events in PostgreSQL (a schema of its own), a
+    runner following it live, a rebuild, and the ratings recomputed by the
+    log's SQL reader (``ledger_from_log``) all agree."""
+    schema = f"opus_test_{uuid.uuid4().hex[:10]}"
+    env = {**POSTGRES_ENV, "POSTGRES_SCHEMA": schema}
+    with connect_test_postgres() as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    app = Opus(env=env)
+    try:
+        runner = ProjectionRunner(RatingsView, views.store, opener(env)).start()
+        try:
+            fill(app)
+            end = app.recorder.max_notification_id() or 0
+            runner.wait(end, timeout=60)
+        finally:
+            runner.stop()
+            runner.join()
+        live = views.store.dump(namespace("ratings", views.store.active_generation("ratings")))
+        rebuilt = rebuild(views.store, app, [RatingsView], as_of=end).generation
+        assert views.store.dump(namespace("ratings", rebuilt)) == live
+        record = Queries(views.store).ratings_record(history=True)
+        assert len(record["games"]) == 4
+        assert differences(record, ledger_from_log(app)) == []
+    finally:
+        app.close()
+        with connect_test_postgres() as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
