@@ -206,16 +206,8 @@ class SQLGlobalStore:
             if self._lock_file is None:
                 yield True
                 return
-            with open(self._lock_file + ".publish", "a") as lock:
-                try:
-                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    yield False
-                    return
-                try:
-                    yield True
-                finally:
-                    fcntl.flock(lock, fcntl.LOCK_UN)
+            with file_lock(self._lock_file + ".publish", wait=False) as held:
+                yield held
         finally:
             self._publish_lock.release()
 
@@ -259,17 +251,8 @@ class SQLGlobalStore:
             if self._lock_file is None:
                 yield True
                 return
-            with open(self._lock_file, "a") as lock:
-                flags = fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB)
-                try:
-                    fcntl.flock(lock, flags)
-                except BlockingIOError:
-                    yield False
-                    return
-                try:
-                    yield True
-                finally:
-                    fcntl.flock(lock, fcntl.LOCK_UN)
+            with file_lock(self._lock_file, wait) as held:
+                yield held
         finally:
             self._thread_lock.release()
 
@@ -478,3 +461,19 @@ class Sequencer:
         if self.plain:
             return str(orjson.loads(notification.state)["chain"])
         return str(self.app.mapper.to_domain_event(notification).chain)  # type: ignore[attr-defined]
+
+
+@contextlib.contextmanager
+def file_lock(path: str, wait: bool) -> Iterator[bool]:
+    """An exclusive lock on a file across processes (flock); False when
+    ``wait`` is off and another process holds it."""
+    with open(path, "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
