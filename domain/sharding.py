@@ -56,3 +56,38 @@ def private_shard(shards: int) -> int:
     if shards < 1:
         raise ValueError(f"{shards} shards: there must be one or more")
     return HOME_SHARD
+
+
+# ---- positions ------------------------------------------------------------------------
+#
+# Each shard numbers its own notifications 1, 2, 3 … (its gap-free log). A
+# position a client sees (a command's answer, ``?after=``, an export's
+# records) is one number that names both the shard and its notification:
+# ``local × shards + shard``. With one shard it is the notification's own
+# number, so today's positions do not change; within a shard the order is
+# kept (a larger local number, a larger position). Across shards positions
+# are not an order of time: a reader follows each shard's log by itself.
+
+
+def position_of(shard: int, local: int, shards: int) -> int:
+    """The position a client sees of a shard's notification ``local``."""
+    if not 0 <= shard < shards:
+        raise ValueError(f"shard {shard} of {shards}: there is no such shard")
+    return local * shards + shard
+
+
+def shard_position(position: int, shards: int) -> tuple[int, int]:
+    """(shard, its notification) of a position a client sees: the inverse of
+    ``position_of``. Position 0 (before everything) is shard 0's 0."""
+    if shards < 1:
+        raise ValueError(f"{shards} shards: there must be one or more")
+    if position < 0:
+        raise ValueError(f"position {position}: positions are 0 or more")
+    local, shard = divmod(position, shards)
+    return shard, local
+
+
+def upstream_name(shard: int) -> str:
+    """The name a view tracks a shard's log under: ``Opus`` for shard 0 (a
+    view made before shards keeps its tracking), ``Opus.<k>`` for shard k."""
+    return "Opus" if shard == 0 else f"Opus.{shard}"

@@ -8,7 +8,15 @@ from uuid import UUID
 
 import pytest
 
-from domain.sharding import game_shard, private_shard, shard_of, tournament_shard
+from domain.sharding import (
+    game_shard,
+    position_of,
+    private_shard,
+    shard_of,
+    shard_position,
+    tournament_shard,
+    upstream_name,
+)
 from domain.tournaments.decide import game_id
 
 
@@ -56,3 +64,32 @@ def test_there_is_at_least_one_shard() -> None:
         shard_of(ids(1, 4)[0], 0)
     with pytest.raises(ValueError, match="one or more"):
         private_shard(0)
+
+
+@pytest.mark.parametrize("shards", [1, 2, 3, 7])
+def test_a_position_names_its_shard_and_notification_and_keeps_each_shards_order(
+    shards: int,
+) -> None:
+    seen = set()
+    for shard in range(shards):
+        previous = -1
+        for local in range(0, 50):
+            position = position_of(shard, local, shards)
+            assert shard_position(position, shards) == (shard, local)
+            assert position > previous
+            previous = position
+            seen.add(position)
+    assert len(seen) == shards * 50  # no two notifications share a position
+
+
+def test_one_shard_keeps_todays_positions_and_tracking_name() -> None:
+    assert [position_of(0, n, 1) for n in range(5)] == [0, 1, 2, 3, 4]
+    assert upstream_name(0) == "Opus"
+    assert upstream_name(1) != upstream_name(0)
+
+
+def test_a_position_outside_the_shards_is_refused() -> None:
+    with pytest.raises(ValueError, match="no such shard"):
+        position_of(2, 1, 2)
+    with pytest.raises(ValueError, match="0 or more"):
+        shard_position(-1, 2)
