@@ -2,6 +2,8 @@
 
 - ``open_application``: the application service on its event store (every
   command, the HTTP service, each projection runner and rebuild worker);
+  with shards (``OPUS_SHARDS``), on one store per shard (infra/shards.py),
+  whose logs ``shard_openers`` opens one by one for the read side;
 - ``open_views``: the view store (Redis or SQLite), the only way to open one;
 - ``projection_runner`` and ``rebuild_workers``: the read side's processes;
 - ``open_services``: the HTTP service's parts (api/app.py adds the routes).
@@ -21,11 +23,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from domain.application import Opus
+from domain.sharding import position_of
 from infra import logthrottle
 from infra.broker import Broker, InProcessBroker, RedisBroker
 from infra.challenges import Challenges, InProcessChallenges, RedisChallenges
 from infra.idempotency import InProcessResponses, RedisResponses, ResponseCache
-from infra.settings import POSTGRES, SQLITE, Settings, ViewStoreSettings, is_sqlite_file
+from infra.settings import (
+    POSTGRES,
+    SQLITE,
+    Settings,
+    ViewStoreSettings,
+    describe_shard,
+    is_sqlite_file,
+)
+from infra.shards import shard_apps
 from projections.base import ViewProjection
 from projections.ports import ViewStore
 from projections.queries import Queries
@@ -84,7 +95,10 @@ def open_application(
     ``bounded`` (the HTTP service): a request waits for PostgreSQL about
     ``store_timeout`` seconds at most (the recorder's ``bound``), each
     attempt for a pooled connection ``HTTP_CONNECT_TIMEOUT`` unless
-    ``POSTGRES_CONNECT_TIMEOUT`` says."""
+    ``POSTGRES_CONNECT_TIMEOUT`` says. With shards, each shard is opened
+    so, and the application routes over them (infra/shards.py)."""
+    if settings.shards:
+        return _sharded_application(settings, create_tables=create_tables, bounded=bounded)
     env = application_env(settings, create_tables=create_tables)
     dbname = env.get("SQLITE_DBNAME", "")
     if env["PERSISTENCE_MODULE"] == SQLITE and is_sqlite_file(dbname):
@@ -122,10 +136,37 @@ def _bounded_application(env: dict[str, str], seconds: float) -> Opus:
     return application
 
 
+def _sharded_application(settings: Settings, *, create_tables: bool, bounded: bool) -> Opus:
+    """The application over every shard, each opened as one store is."""
+    from infra.shards import ShardedOpus
+
+    shards: list[Opus] = []
+    try:
+        for k in range(settings.shard_count):
+            shard = settings.shard(k)
+            shards.append(open_application(shard, create_tables=create_tables, bounded=bounded))
+        return ShardedOpus(shards, [describe_shard(store) for store in settings.shards])
+    except BaseException:
+        for opened in shards:
+            opened.close()
+        raise
+
+
 def application_opener(settings: Settings, *, create_tables: bool = True) -> Callable[[], Opus]:
     """``open_application`` of these settings, to call later or in another
     process (it pickles)."""
     return partial(open_application, settings, create_tables=create_tables)
+
+
+def shard_openers(settings: Settings, *, create_tables: bool = True) -> list[Callable[[], Opus]]:
+    """Each shard's own application, shard 0 first (one opener, the
+    application's, when the store is not split): what a reader of the log
+    follows, each shard's log under ``upstream_name(k)`` (domain/sharding.py).
+    Each pickles, as ``application_opener`` does."""
+    return [
+        application_opener(settings.shard(k), create_tables=create_tables)
+        for k in range(settings.shard_count)
+    ]
 
 
 def _transient(error: BaseException) -> bool:
@@ -255,8 +296,15 @@ def open_services(settings: Settings) -> Services:
 
 
 def log_head(application: Opus) -> int:
-    """The log's last position (0 when empty)."""
-    return application.recorder.max_notification_id() or 0
+    """The log's last position (0 when empty). With shards, the largest of
+    each shard's last position: no view can show a later one."""
+    apps = shard_apps(application)
+    if len(apps) == 1:
+        return application.recorder.max_notification_id() or 0
+    return max(
+        position_of(k, app.recorder.max_notification_id() or 0, len(apps))
+        for k, app in enumerate(apps)
+    )
 
 
 def _close_runner(runner: ProjectionRunner) -> None:

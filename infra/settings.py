@@ -9,6 +9,15 @@ the library knows ours: ``PERSISTENCE_MODULE`` (``eventsourcing.sqlite`` by
 default, ``eventsourcing.postgres``, or ``eventsourcing.popo`` in memory),
 ``SQLITE_DBNAME`` (default ``./var/opus.db``) and ``POSTGRES_*``. Ours:
 
+- ``OPUS_SHARDS``: the event store split over PostgreSQL servers, one entry
+  per shard, shard 0 (the home shard: accounts) first, separated by commas
+  or spaces: ``postgresql://[user[:password]@]host[:port]/dbname`` or
+  ``host[:port]/dbname`` (user and password then from ``POSTGRES_USER`` and
+  ``POSTGRES_PASSWORD``, the port 5432); every other ``POSTGRES_*`` applies
+  to every shard. Absent (or one entry): one store, today's layout. Shards
+  need PostgreSQL (domain/sharding.py places the aggregates; infra/shards.py
+  routes them; the count cannot change once events are saved);
+
 - ``REDIS_URL``: views, live-event fan-out and the response cache in Redis,
   every key and channel under ``OPUS_REDIS_PREFIX`` (default ``opus:``);
   ``redis+cluster://host:port[,host:port…]`` is a Redis Cluster, its keys
@@ -81,9 +90,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
+from urllib.parse import unquote, urlsplit
 
 from infra.logthrottle import DEFAULT_INTERVAL as LOG_THROTTLE_INTERVAL
 from infra.receipts.settings import ReceiptsSettings
@@ -210,6 +220,9 @@ class Settings:
     store_timeout: float = DEFAULT_STORE_TIMEOUT
     # OPUS_RECEIPTS*: signed receipts and the global log (infra/receipts/settings.py)
     receipts: ReceiptsSettings = field(default_factory=ReceiptsSettings)
+    # OPUS_SHARDS: each shard's event store (shard 0 first; event_store is shard 0's),
+    # or none: one store (event_store)
+    shards: tuple[dict[str, str], ...] = field(default=(), hash=False)
 
     @classmethod
     def from_env(
@@ -229,7 +242,9 @@ class Settings:
                 env.pop(name, None)
             else:
                 env[name] = value
-        event_store = event_store_env(env)
+        stores = shard_stores(env)
+        event_store = dict(stores[0]) if stores else event_store_env(env)
+        shards = stores if len(stores) > 1 else ()  # one entry: the one store, not split
         redis_url = env.get("REDIS_URL") or None
         redis_prefix = env.get("OPUS_REDIS_PREFIX", DEFAULT_REDIS_PREFIX)
         return cls(
@@ -265,7 +280,21 @@ class Settings:
                 env, "OPUS_LOG_THROTTLE_SECONDS", float, DEFAULT_LOG_THROTTLE_SECONDS
             ),
             receipts=ReceiptsSettings.from_env(env),
+            shards=shards,
         )
+
+    @property
+    def shard_count(self) -> int:
+        """How many shards the event store is split over (1: not split)."""
+        return max(1, len(self.shards))
+
+    def shard(self, k: int) -> Settings:
+        """These settings with shard ``k``'s event store as the one store."""
+        if not self.shards:
+            if k != 0:
+                raise ValueError(f"shard {k}: the event store is not split (OPUS_SHARDS)")
+            return self
+        return replace(self, event_store=dict(self.shards[k]), shards=())
 
     @property
     def persistence_module(self) -> str:
@@ -273,6 +302,8 @@ class Settings:
 
     def describe_events(self) -> str:
         """The event store, for a command's first line."""
+        if self.shards:
+            return f"{len(self.shards)} shards: " + ", ".join(map(describe_shard, self.shards))
         dbname = self.event_store.get("SQLITE_DBNAME", "")
         return f"{self.persistence_module} {dbname}".rstrip()
 
@@ -287,6 +318,71 @@ def event_store_env(env: Mapping[str, str]) -> dict[str, str]:
         for name, value in DEFAULT_POSTGRES.items():
             events.setdefault(name, value)
     return events
+
+
+def shard_stores(env: Mapping[str, str]) -> tuple[dict[str, str], ...]:
+    """Each shard's event store from ``OPUS_SHARDS`` (module docstring), in
+    its order; () when it is absent."""
+    entries = env.get("OPUS_SHARDS", "").replace(",", " ").split()
+    if not entries:
+        return ()
+    base = event_store_env({"PERSISTENCE_MODULE": POSTGRES, **env})
+    if base["PERSISTENCE_MODULE"] != POSTGRES:
+        raise ValueError(
+            f"OPUS_SHARDS needs PostgreSQL: PERSISTENCE_MODULE={base['PERSISTENCE_MODULE']} "
+            f"(shards are PostgreSQL servers; unset it or set it to {POSTGRES})"
+        )
+    stores = tuple({**base, **_shard_address(entry, k)} for k, entry in enumerate(entries))
+    seen: dict[tuple[str, str, str], int] = {}
+    for k, store in enumerate(stores):
+        where = (store["POSTGRES_HOST"], store["POSTGRES_PORT"], store["POSTGRES_DBNAME"])
+        if where in seen:
+            raise ValueError(
+                f"OPUS_SHARDS: shards {seen[where]} and {k} are the same database "
+                f"({describe_shard(store)}): each shard is a store of its own"
+            )
+        seen[where] = k
+    return stores
+
+
+def _shard_address(entry: str, k: int) -> dict[str, str]:
+    """``POSTGRES_*`` of one ``OPUS_SHARDS`` entry."""
+    url = urlsplit(entry if "://" in entry else f"postgresql://{entry}")
+    problem = ""
+    if url.scheme not in ("postgresql", "postgres"):
+        problem = f"the scheme {url.scheme!r} is not postgresql"
+    elif not url.hostname:
+        problem = "no host"
+    elif not url.path.strip("/") or "/" in url.path.strip("/"):
+        problem = "no database: end it with /dbname"
+    elif url.query or url.fragment:
+        problem = "it has a query or a fragment (give other settings as POSTGRES_*)"
+    else:
+        try:
+            port = url.port
+        except ValueError:
+            port = None
+            problem = "its port is not a number from 1 to 65535"
+    if problem:
+        raise ValueError(
+            f"OPUS_SHARDS entry {k} ({entry!r}): {problem}; write "
+            "postgresql://[user[:password]@]host[:port]/dbname or host[:port]/dbname"
+        )
+    address = {
+        "POSTGRES_HOST": url.hostname or "",
+        "POSTGRES_PORT": str(port or 5432),
+        "POSTGRES_DBNAME": unquote(url.path.strip("/")),
+    }
+    if url.username:
+        address["POSTGRES_USER"] = unquote(url.username)
+    if url.password is not None:
+        address["POSTGRES_PASSWORD"] = unquote(url.password)
+    return address
+
+
+def describe_shard(store: Mapping[str, str]) -> str:
+    """host:port/dbname (never the password)."""
+    return f"{store['POSTGRES_HOST']}:{store['POSTGRES_PORT']}/{store['POSTGRES_DBNAME']}"
 
 
 def is_sqlite_file(dbname: str) -> bool:
