@@ -30,6 +30,7 @@ from api import (
     stream,
     tournament_queries_http,
     tournaments_http,
+    turn_offers,
 )
 from api.bodies import register_body_checks
 from api.errors import ApiError, register_error_handlers
@@ -155,12 +156,15 @@ def rate_limiter(services: Services, settings: Settings, limit: RateLimit) -> Li
 
 def build_services(settings: Settings) -> Services:
     """The HTTP service's parts from the composition root (infra/bootstrap.py),
-    each event the application records published to the game's live streams;
+    each event the application records published to the game's live streams,
+    then the turn offer of the seat whose turn it is (api/turn_offers.py);
     with ``OPUS_BOTS``, the bots at lobby tables moving (infra/bot_driver.py)."""
     services = open_services(settings)
     # the live streams' publisher; with receipts, a save's checkpoint follows its events
     if not receipts_http.attach(services, settings):
         services.opus.listeners.append(stream.publisher(services))
+    # then the turn offer of the seat whose turn it now is, on that seat's channel
+    services.opus.listeners.append(turn_offers.publisher(services))
     if settings.bots:
         bots = bot_driver.start(services.opus, services.views, settings.bot_delay_seconds)
         services.closers.append(bots.stop)

@@ -9,6 +9,17 @@ misses nothing.
 - ``Last-Event-ID`` (or ``?after_version=``) must be a version of the game:
   digits, at most the game's last version; anything else is a 400, never a
   silent replay from the start.
+- A stream sent with a seat's token (``Authorization: Bearer``) is that
+  seat's: it also carries the seat's turn offer (``event: turn``, no id)
+  whenever its turn comes, its hand and every move it may make
+  (api/turn_offers.py), and no other stream ever does
+  (``domain.disclosure.sees_turn_offer``). Without a token, or with one
+  that holds no seat of the game (the organiser's), it is the public
+  stream. The seat is found when the stream opens; a seat stream opened
+  before the start ends after a ``PlayerLeft`` (the seats after it move
+  down), so that its client, reconnecting, is found at its new seat.
+- Messages that arrive together (a move's events) are written together,
+  in one write to the client.
 - A stream ends with its game: after ``GameEnded``; a client that already
   has every event of an ended game (an EventSource reconnecting after the
   end) gets 204 No Content, which tells it to stop reconnecting.
@@ -27,7 +38,6 @@ misses nothing.
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -35,20 +45,22 @@ from contextlib import ExitStack
 from typing import Any
 from uuid import UUID
 
-from flask import Flask, Response, request, stream_with_context
+from flask import Flask, Response, request
 from flask.views import MethodView
 from flask_smorest import Blueprint
 from werkzeug.exceptions import ServiceUnavailable
 
-from api import docs
+from api import docs, turn_offers
 from api.errors import ApiError
-from api.identity import VERSION
+from api.identity import VERSION, caller_hash
 from api.json_provider import OrjsonProvider
 from api.runtime import Services, services
 from api.schemas import ErrorSchema
+from domain.application import seat_of
 from domain.audit import Record
-from domain.errors import GameNotFoundError
-from infra.broker import RESYNC
+from domain.disclosure import PUBLIC, Audience, seat, sees_turn_offer
+from domain.errors import GameNotFoundError, NotSeatedError
+from infra.broker import RESYNC, Message, seat_key
 from infra.eventlog import game_export
 from infra.logthrottle import LogThrottle
 from infra.settings import Settings
@@ -141,16 +153,24 @@ class Events(MethodView):
     )
     def get(self, game_id: UUID) -> Response:
         """Server-sent events: the game's public events from ``Last-Event-ID``
-        (a version; 0 for all) on, then live until the game ends."""
+        (a version; 0 for all) on, then live until the game ends; with a
+        seat's token, also that seat's turn offers (``event: turn``)."""
         svc = services()
         resources = ExitStack()
         take_place(svc)  # before anything else: a refusal costs no store read
         resources.callback(svc.streams.release)
         try:
             after = requested_version()
+            audience = audience_of(svc, game_id)
+            offered_to = audience.seat if audience.seat is not None else -1
+            own = (
+                [seat_key(str(game_id), offered_to)]
+                if sees_turn_offer(audience, offered_to)
+                else []
+            )
             # Subscribe before reading the log: an event saved in between is
             # heard live, none falls between the two.
-            subscription = resources.enter_context(svc.broker.subscribe(str(game_id)))
+            subscription = resources.enter_context(svc.broker.subscribe(str(game_id), *own))
             records = game_export(svc.opus, game_id, 0)
             if not records:
                 raise GameNotFoundError(f"no game {game_id}")
@@ -168,8 +188,11 @@ class Events(MethodView):
             resources.close()
             raise
         backlog = [r for r in records if r.version > after]
+        # The writer holds what it needs (the services, the game, the seat):
+        # it reads no request global, so it runs without the request's context.
+        writer = _Writer(svc, game_id, audience, after)
         response = Response(
-            stream_with_context(_stream(svc, game_id, after, backlog, subscription)),
+            writer.stream(backlog, subscription),
             mimetype="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
@@ -177,43 +200,119 @@ class Events(MethodView):
         return response
 
 
-def _stream(
-    svc: Services, game_id: UUID, after: int, backlog: list[Record], subscription: Any
-) -> Iterator[str]:
-    deadline = time.monotonic() + MAX_SECONDS
-    sent = after
-    from_log: Iterable[Record] = backlog
-    while True:
-        for record in from_log:
-            yield sse(record.line(), record.version, record.type)
-            sent = record.version
-            if record.type == "GameEnded":
+def audience_of(svc: Services, game_id: UUID) -> Audience:
+    """Who the stream is for: the seat the request's token holds in the game
+    (read from the game itself, as a command finds it), or the public (no
+    token, or one that holds no seat: the organiser's, a spectator's). A
+    header that holds no bearer token is a 401, a game that does not exist
+    a 404."""
+    if not request.headers.get("Authorization"):
+        return PUBLIC
+    digest = caller_hash()
+    with svc.opus.reading(game_id) as (state, _):
+        try:
+            return seat(seat_of(state, digest))
+        except NotSeatedError:
+            return PUBLIC
+
+
+class _Writer:
+    """What one stream writes: the log's records from where its client is,
+    then each message as it comes; for a seat, its turn offers, each once,
+    never one older than what it has written (the game moved on) nor ahead
+    of it (the events before it are read from the log first)."""
+
+    def __init__(self, svc: Services, game_id: UUID, audience: Audience, after: int) -> None:
+        self.svc, self.game_id, self.audience = svc, game_id, audience
+        self.sent = after  # the last version written
+        self.offered = 0  # the version of the last offer written
+        self.done = False
+
+    def stream(self, backlog: list[Record], subscription: Any) -> Iterator[str]:
+        deadline = time.monotonic() + MAX_SECONDS
+        out: list[str] = []
+        self.records(backlog, out)
+        if not self.done:
+            self.offer_now(out)
+        while True:
+            if out:
+                yield "".join(out)
+                out = []
+            if self.done or time.monotonic() >= deadline:
                 return
-        from_log = ()
-        if time.monotonic() >= deadline:
+            message = subscription.get(timeout=KEEPALIVE_SECONDS)
+            if message is None:
+                yield ": keepalive\n\n"
+                continue
+            for each in (message, *subscription.drain()):
+                self.message(each, out)
+                if self.done:
+                    break
+
+    def records(self, records: Iterable[Record], out: list[str]) -> None:
+        """Write the records after the last version written."""
+        for record in records:
+            if record.version <= self.sent:
+                continue
+            out.append(sse(record.line(), record.version, record.type))
+            self.sent = record.version
+            if record.type == "GameEnded" or self.moved(record.type):
+                self.done = True
+                return
+
+    def moved(self, event_type: str) -> bool:
+        """A seat stream's seat may have changed (R2.1's seats move down)."""
+        return event_type == "PlayerLeft" and self.audience.kind == "seat"
+
+    def from_log(self, out: list[str]) -> None:
+        self.records(game_export(self.svc.opus, self.game_id, self.sent), out)
+
+    def offer_now(self, out: list[str]) -> None:
+        """The seat's offer as the game stands now, if it is its turn (the
+        stream opening, or the broker's messages lost)."""
+        if self.audience.kind != "seat" or self.audience.seat is None:
             return
-        message = subscription.get(timeout=KEEPALIVE_SECONDS)
-        if message is None:
-            yield ": keepalive\n\n"
-            continue
+        made = turn_offers.current_offer(self.svc, self.game_id, self.audience.seat)
+        if made is not None:
+            self.offer(made[0], made[1], self.audience.seat, out)
+
+    def offer(self, version: int, text: str, offered_to: int, out: list[str]) -> None:
+        if not sees_turn_offer(self.audience, offered_to):
+            return  # never: the stream hears only its own seat's channel
+        if version <= self.offered or version < self.sent:
+            return  # written already, or the game has moved on since
+        if version > self.sent:
+            self.from_log(out)  # the events it follows were lost: the log has them
+            if self.done or version < self.sent:
+                return
+        out.append(f"event: turn\ndata: {text}\n\n")
+        self.offered = version
+
+    def message(self, message: str, out: list[str]) -> None:
         if message == RESYNC:  # messages may have been lost: the log has them
-            from_log = game_export(svc.opus, game_id, sent)
-            continue
-        line = json.loads(message)
+            self.from_log(out)
+            if not self.done:
+                self.offer_now(out)
+            return
+        line = message.fields if isinstance(message, Message) else Message(message).fields
         if "checkpoint" in line:  # the game's signed checkpoint after a command (receipts)
-            yield f"event: checkpoint\ndata: {message}\n\n"
-            continue
-        if line["version"] <= sent:
-            continue
-        if line["version"] > sent + 1:
+            out.append(f"event: checkpoint\ndata: {message}\n\n")
+            return
+        if "moves" in line:  # a turn offer, from the seat's own channel
+            self.offer(int(line["version"]), message, int(line["seat"]), out)
+            return
+        version = line["version"]
+        if version <= self.sent:
+            return
+        if version > self.sent + 1:
             # Messages were lost (a full queue): the log has them, and this
             # one too (an event is published once saved).
-            from_log = game_export(svc.opus, game_id, sent)
-            continue
-        sent = line["version"]
-        yield sse(message, line["version"], line["type"])
-        if line["type"] == "GameEnded":
+            self.from_log(out)
             return
+        out.append(sse(message, version, line["type"]))
+        self.sent = version
+        if line["type"] == "GameEnded" or self.moved(line["type"]):
+            self.done = True
 
 
 def _check_cooperative() -> None:

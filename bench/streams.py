@@ -7,10 +7,12 @@ project`` process, on PostgreSQL (a schema of its own) and Redis (a prefix of
 its own). It measures the p50/p99 of /healthz (the API's and the stream
 service's) and of move POSTs for ``--seconds`` with no stream open (the
 baseline), then again with ``--streams`` server-sent-event streams open
-(default 1,000, spread over games that are being played, so every move is
-fanned out to a hundred streams or so), prints both and their ratio, and
-stops everything it started. Run: ``python bench/streams.py [--streams 1000]
-[--seconds 20]``.
+(default 1,000, spread over ``--watched`` games that are being played, so
+every move is fanned out to a hundred streams or so), at each move rate of
+``--rates`` (moves a second in the watched games, paced on a schedule by
+``--players`` clients; default 30 and 60), prints each and its ratio to the
+baseline, and stops everything it started. Run: ``python bench/streams.py
+[--streams 1000] [--seconds 20] [--rates 30,60]``.
 """
 
 from __future__ import annotations
@@ -222,6 +224,11 @@ class Sample:
     api_health: list[float] = field(default_factory=list)
     stream_health: list[float] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def move_rate(self) -> float:
+        return len(self.moves) / self.seconds if self.seconds else 0.0
 
 
 def probe_health(
@@ -239,33 +246,38 @@ def probe_health(
         time.sleep(pause)
 
 
-def own_games(base: str, seed: int, until: float, pace: float, sample: Sample) -> None:
-    """A client playing its own games as moves come, a new one when one ends."""
+def paced_moves(
+    games: list[HttpGame], seed: int, until: float, rate: float, sample: Sample
+) -> None:
+    """Moves in ``games`` in turn at ``rate`` a second, on a schedule (a move
+    late for its slot is made at once, never twice): each is fanned out to
+    the streams of its game (an ended game is skipped: its streams have
+    closed). The games are this client's alone, on a session of its own."""
     rng = random.Random(seed)
     http = requests.Session()
-    game = HttpGame(http, base)
-    while time.monotonic() < until:
-        game.move(rng, sample.moves, sample.failures)
-        if game.over:
-            game = HttpGame(http, base)
-        time.sleep(pace)
-
-
-def watched_games(games: list[HttpGame], until: float, pace: float, sample: Sample) -> None:
-    """Moves in the watched games in turn: each is fanned out to their streams."""
-    rng = random.Random(0)
+    for game in games:
+        game.http = http
+    interval = 1.0 / rate
+    due = time.monotonic()
     k = 0
-    while time.monotonic() < until:
+    while (now := time.monotonic()) < until:
+        if now < due:
+            time.sleep(due - now)
+        due = max(due + interval, time.monotonic() - interval)
         game = games[k % len(games)]
         k += 1
-        if not game.over:
-            game.move(rng, sample.moves, sample.failures)
-        time.sleep(pace)
+        if game.over:
+            continue
+        game.move(rng, sample.moves, sample.failures)
 
 
-def measure(layout: Layout, watched: list[HttpGame], args: argparse.Namespace) -> Sample:
+def measure(
+    layout: Layout, watched: list[HttpGame], rate: float, args: argparse.Namespace
+) -> Sample:
     sample = Sample()
-    until = time.monotonic() + args.seconds
+    started = time.monotonic()
+    until = started + args.seconds
+    players = max(1, min(args.players, len(watched)))
     threads = [
         threading.Thread(
             target=probe_health,
@@ -275,16 +287,19 @@ def measure(layout: Layout, watched: list[HttpGame], args: argparse.Namespace) -
             target=probe_health,
             args=(f"{layout.streams}/healthz", until, 0.02, sample.stream_health, sample.failures),
         ),
-        threading.Thread(target=watched_games, args=(watched, until, 0.05, sample)),
         *(
-            threading.Thread(target=own_games, args=(layout.api, k, until, 0.02, sample))
-            for k in range(args.players)
+            threading.Thread(
+                target=paced_moves,
+                args=(watched[k::players], k, until, rate / players, sample),
+            )
+            for k in range(players)
         ),
     ]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    sample.seconds = time.monotonic() - started
     return sample
 
 
@@ -295,49 +310,72 @@ def quantiles(xs: list[float]) -> tuple[float, float]:
     return q[49] * 1000, q[98] * 1000
 
 
-def report(base: Sample, loaded: Sample) -> None:
-    print(f"{'':24}{'no streams':>22}{'with streams':>24}{'p99 ratio':>11}")
-    for label, a, b in (
-        ("GET /healthz (API)", base.api_health, loaded.api_health),
-        ("GET /healthz (streams)", base.stream_health, loaded.stream_health),
-        ("POST move", base.moves, loaded.moves),
-    ):
-        (a50, a99), (b50, b99) = quantiles(a), quantiles(b)
-        print(
-            f"{label:24}p50 {a50:5.1f} p99 {a99:6.1f} ms   "
-            f"p50 {b50:5.1f} p99 {b99:6.1f} ms  {b99 / a99:8.2f}x"
-        )
+def report(base: Sample, loaded: list[tuple[float, Sample]]) -> None:
+    """Each row: the no-stream baseline, then each rate with the streams open
+    (the rate asked and the rate made), with its p99 over the baseline's."""
+    print(f"{'':24}{'no streams':>24}" + "".join(f"{f'{r:g}/s, streams':>34}" for r, _ in loaded))
+    samples = [base, *(s for _, s in loaded)]
     print(
-        f"{'requests':24}{len(base.api_health) + len(base.stream_health) + len(base.moves):>10}"
-        f"{'':14}{len(loaded.api_health) + len(loaded.stream_health) + len(loaded.moves):>10}"
+        f"{'moves/s made':24}"
+        + "".join(
+            f"{s.move_rate:>24.1f}" if k == 0 else f"{s.move_rate:>34.1f}"
+            for k, s in enumerate(samples)
+        )
     )
-    print(f"{'failures':24}{len(base.failures):>10}{'':14}{len(loaded.failures):>10}")
-    for label, sample in (("no streams", base), ("with streams", loaded)):
+    for label, name in (
+        ("GET /healthz (API)", "api_health"),
+        ("GET /healthz (streams)", "stream_health"),
+        ("POST move", "moves"),
+    ):
+        a50, a99 = quantiles(getattr(base, name))
+        row = f"{label:24}    p50 {a50:5.1f} p99 {a99:6.1f} ms"
+        for _, sample in loaded:
+            b50, b99 = quantiles(getattr(sample, name))
+            row += f"    p50 {b50:5.1f} p99 {b99:6.1f} ms {b99 / a99:5.2f}x"
+        print(row)
+    print(
+        f"{'failures':24}"
+        + "".join(
+            f"{len(s.failures):>24}" if k == 0 else f"{len(s.failures):>34}"
+            for k, s in enumerate(samples)
+        )
+    )
+    for sample in samples:
         if sample.failures:
-            print(f"failures, {label}: {dict(Counter(sample.failures))}")
+            print(f"failures: {dict(Counter(sample.failures))}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--streams", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=20.0, help="of each measurement")
-    parser.add_argument("--watched", type=int, default=10, help="games the streams watch")
-    parser.add_argument("--players", type=int, default=2, help="clients playing their own games")
+    parser.add_argument("--watched", type=int, default=20, help="games the streams watch")
+    parser.add_argument(
+        "--rates", default="30,60", help="moves a second in the watched games, comma-separated"
+    )
+    parser.add_argument("--players", type=int, default=8, help="clients making the moves")
     add_arguments(parser)
     args = parser.parse_args()
+    rates = [float(r) for r in args.rates.split(",")]
     # The servers inherit the limit: each stream is a socket in the stream service.
     resource.setrlimit(resource.RLIMIT_NOFILE, _nofile(args.streams + 1024))
 
     with production(args) as layout:
         http = requests.Session()
         watched = [HttpGame(http, layout.api) for _ in range(args.watched)]
-        baseline = measure(layout, watched, args)
+        baseline = measure(layout, watched, rates[0], args)
 
         paths = [f"/games/{watched[k % len(watched)].id}/events" for k in range(args.streams)]
         ours, theirs = multiprocessing.get_context("spawn").Pipe()
         holder = multiprocessing.get_context("spawn").Process(
             target=hold,
-            args=("127.0.0.1", layout.stream_port, paths, theirs, args.seconds * 3 + 120),
+            args=(
+                "127.0.0.1",
+                layout.stream_port,
+                paths,
+                theirs,
+                args.seconds * (len(rates) + 2) + 120,
+            ),
             daemon=True,
         )
         opened = time.monotonic()
@@ -352,7 +390,7 @@ def main() -> None:
                 time.sleep(0.2)
             open_seconds = time.monotonic() - opened
             events_before = events
-            loaded = measure(layout, watched, args)
+            loaded = [(rate, measure(layout, watched, rate, args)) for rate in rates]
             ours.send("stop")
             answered, statuses, events, closed = ours.recv()
         finally:
@@ -363,8 +401,8 @@ def main() -> None:
     print(
         f"production layout on 127.0.0.1: API gunicorn {args.api_workers} x gthread "
         f"{args.api_threads}; streams gunicorn {args.stream_workers} x gevent; opus project; "
-        f"PostgreSQL + Redis; {args.players} clients on their own games + moves in "
-        f"{args.watched} watched games; {args.seconds:.0f} s each"
+        f"PostgreSQL + Redis; moves in {args.watched} watched games by {args.players} clients "
+        f"at {', '.join(f'{r:g}' for r in rates)} moves/s; {args.seconds:.0f} s each"
     )
     print(
         f"streams: {args.streams} asked, answered {statuses} in {open_seconds:.1f} s; "

@@ -32,6 +32,13 @@ The audiences:
 
 Payloads are an event's own fields: ``disclose`` drops the envelope
 (id, version, timestamp, chain, topic) if it is given ``vars(event)``.
+
+Beside the events, one thing is shown live: a seat's **turn offer**, when
+its turn comes, its own hand and every move it may make (api/turn_offers.py),
+sent on that seat's own stream so that its client need not ask for them.
+Both are what ``seat(k)`` may see of its own cards, and nothing else may:
+``sees_turn_offer`` is true for that seat alone, never the public, another
+seat, the organiser or the auditor (R1.3).
 """
 
 from __future__ import annotations
@@ -156,3 +163,10 @@ def disclose(
             elif hidden.seen_by == "by_seat":
                 shown[name] = [v if i == audience.seat else None for i, v in enumerate(value)]
     return shown
+
+
+def sees_turn_offer(audience: Audience, offered_to: int) -> bool:
+    """Whether ``audience`` may see the turn offer of seat ``offered_to`` (its
+    hand and its legal moves, which name cards of its hand): that seat alone,
+    while the game runs (an offer is made only then)."""
+    return audience.kind == "seat" and audience.seat == offered_to

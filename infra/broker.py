@@ -3,6 +3,14 @@
 In one process a set of queues per game does it; with Redis configured, a
 pub/sub channel per game carries them to every API and stream process, each
 process reading them on one connection and handing them to its own queues.
+
+A message reaches every stream of its game in the process as one
+``Message``: its JSON is decoded once there, by the first stream that reads
+it (``Message.fields``), however many streams it reaches. Beside a game's
+channel, each seat has one of its own (``seat_key``): what only that seat
+may see of its turn (api/turn_offers.py). A stream hears it only if it
+subscribed to that key, which the stream does for the seat its token holds
+(``domain.disclosure.sees_turn_offer``).
 """
 
 from __future__ import annotations
@@ -13,7 +21,10 @@ import queue
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cached_property
 from typing import Any, Protocol
+
+import orjson
 
 from infra.logthrottle import LogThrottle
 from projections.redis_client import connect, for_key, refresh
@@ -26,20 +37,42 @@ _failures = LogThrottle(log)
 RESYNC = "resync"
 
 
+def seat_key(game_id: str, seat: int) -> str:
+    """The key of what only ``seat`` may hear of its game (its turn's offer),
+    beside the game's own key (its id)."""
+    return f"{game_id}:seat:{seat}"
+
+
+class Message(str):
+    """A message as published, with its JSON decoded at most once in this
+    process: every stream it reaches holds the same object."""
+
+    @cached_property
+    def fields(self) -> Any:
+        return orjson.loads(str(self))  # orjson reads an exact str only
+
+
 class Subscription(Protocol):
     def get(self, timeout: float) -> str | None:
         """The next message, or None after ``timeout`` seconds without one."""
         ...
 
-
-class Broker(Protocol):
-    def publish(self, game_id: str, *messages: str) -> None:
-        """The messages to the game's channel, in order (a save's events: one
-        round trip to Redis)."""
+    def drain(self) -> list[str]:
+        """The messages that have arrived already, without waiting: a stream
+        writes them with the one ``get`` gave it, in one write."""
         ...
 
-    def subscribe(self, game_id: str) -> Any:
-        """A context manager yielding a Subscription to the game's channel."""
+
+class Broker(Protocol):
+    def publish(self, key: str, *messages: str) -> None:
+        """The messages to the channel of ``key`` (a game's id, or a seat's
+        ``seat_key``), in order (a save's events: one round trip to Redis)."""
+        ...
+
+    def subscribe(self, key: str, *also: str) -> Any:
+        """A context manager yielding one Subscription to the channels of
+        ``key`` and of each key in ``also``, their messages in the order
+        published."""
         ...
 
     def close(self) -> None: ...
@@ -55,6 +88,13 @@ class _QueueSubscription:
         except queue.Empty:
             return None
 
+    def drain(self) -> list[str]:
+        arrived = []
+        with contextlib.suppress(queue.Empty):
+            while True:
+                arrived.append(self.queue.get_nowait())
+        return arrived
+
 
 def _deliver(subscribers: list[_QueueSubscription], message: str) -> None:
     for subscription in subscribers:
@@ -68,28 +108,37 @@ class InProcessBroker:
         self._lock = threading.Lock()
         self._subscribers: dict[str, set[_QueueSubscription]] = {}
 
-    def publish(self, game_id: str, *messages: str) -> None:
+    def publish(self, key: str, *messages: str) -> None:
         with self._lock:
-            subscribers = list(self._subscribers.get(game_id, ()))
+            subscribers = list(self._subscribers.get(key, ()))
+        if not subscribers:
+            return
         for message in messages:
-            _deliver(subscribers, message)
+            _deliver(subscribers, message if isinstance(message, Message) else Message(message))
 
     def broadcast(self, message: str) -> None:
         """``message`` to every subscription of every game."""
         with self._lock:
-            subscribers = [s for game in self._subscribers.values() for s in game]
+            subscribers = list({s for game in self._subscribers.values() for s in game})
         _deliver(subscribers, message)
 
     @contextmanager
-    def subscribe(self, game_id: str) -> Iterator[_QueueSubscription]:
+    def subscribe(self, key: str, *also: str) -> Iterator[_QueueSubscription]:
         subscription = _QueueSubscription()
+        keys = (key, *also)
         with self._lock:
-            self._subscribers.setdefault(game_id, set()).add(subscription)
+            for k in keys:
+                self._subscribers.setdefault(k, set()).add(subscription)
         try:
             yield subscription
         finally:
             with self._lock:
-                self._subscribers[game_id].discard(subscription)
+                for k in keys:
+                    held = self._subscribers.get(k)
+                    if held is not None:
+                        held.discard(subscription)
+                        if not held:
+                            del self._subscribers[k]
 
     def close(self) -> None:
         pass
@@ -133,15 +182,16 @@ class RedisBroker:
         self._closed = threading.Event()
         self._reader: threading.Thread | None = None
 
-    def channel(self, game_id: str) -> str:
-        return f"{self.prefix}games:{game_id}"
+    def channel(self, key: str) -> str:
+        """A game's channel (its id), or one of its seats' (``seat_key``)."""
+        return f"{self.prefix}games:{key}"
 
     def pattern(self) -> str:
         """Every game channel of this prefix, the prefix's glob characters escaped."""
         return f"{literal_pattern(self.prefix)}games:*"
 
-    def publish(self, game_id: str, *messages: str) -> None:
-        channel = self.channel(game_id)
+    def publish(self, key: str, *messages: str) -> None:
+        channel = self.channel(key)
         if not messages:
             return
         if len(messages) == 1:
@@ -157,9 +207,9 @@ class RedisBroker:
             raise
 
     @contextmanager
-    def subscribe(self, game_id: str) -> Iterator[_QueueSubscription]:
+    def subscribe(self, key: str, *also: str) -> Iterator[_QueueSubscription]:
         self._start_reader()
-        with self._local.subscribe(game_id) as subscription:
+        with self._local.subscribe(key, *also) as subscription:
             yield subscription
 
     def _start_reader(self) -> None:
@@ -191,7 +241,7 @@ class RedisBroker:
                     channel, data = message["channel"], message["data"]
                     channel = channel.decode() if isinstance(channel, bytes) else str(channel)
                     text = data.decode("utf-8") if isinstance(data, bytes) else str(data)
-                    self._local.publish(channel[channels:], text)
+                    self._local.publish(channel[channels:], Message(text))
             except Exception as e:  # Redis away: retry; the streams read gaps from the log
                 if self._closed.is_set():
                     return

@@ -30,6 +30,7 @@ from domain.disclosure import AUDITOR, ORGANISER, PUBLIC, disclose, seat
 from tests.apps import embedded_app
 from tests.leaks import Knowledge, card_ids
 from tests.moves_http import move_request
+from tests.sse import sse_messages
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +49,7 @@ def stream(client: FlaskClient, game_id: str, version: int) -> list[dict[str, An
     """The live stream's messages up to ``version``."""
     response = client.get(f"/games/{game_id}/events", buffered=False)
     messages = []
-    for chunk in response.response:
-        text = chunk.decode() if isinstance(chunk, bytes) else chunk
+    for text in sse_messages(response.response):
         if text.startswith("id:"):
             messages.append(json.loads(text.split("data: ", 1)[1]))
             if messages[-1]["version"] >= version:

@@ -17,6 +17,7 @@ from domain.catalog import load_catalog
 from domain.disclosure import hidden_fields
 from tests.apps import embedded_app
 from tests.moves_http import kind_of
+from tests.sse import sse_messages
 
 
 @pytest.fixture
@@ -203,8 +204,7 @@ def test_the_public_stream_carries_no_hidden_card(app: Flask) -> None:
     assert response.mimetype == "text/event-stream"
     chunks = response.response
     messages = []
-    for chunk in chunks:
-        text = chunk.decode() if isinstance(chunk, bytes) else chunk
+    for text in sse_messages(chunks):
         if text.startswith("id:"):
             data = json.loads(text.split("data: ", 1)[1])
             messages.append(data)

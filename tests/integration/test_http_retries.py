@@ -24,6 +24,7 @@ from flask.testing import FlaskClient
 from domain.catalog import load_catalog
 from domain.disclosure import hidden_fields
 from tests.apps import embedded_app
+from tests.sse import sse_messages
 
 
 @pytest.fixture
@@ -120,8 +121,7 @@ def test_a_retry_with_the_same_if_match_answers_its_first_outcome_without_the_ca
 def messages(chunks: Iterator[Any], until: int) -> list[dict[str, Any]]:
     """The stream's messages up to version ``until``."""
     read: list[dict[str, Any]] = []
-    for chunk in chunks:
-        text = chunk.decode() if isinstance(chunk, bytes) else chunk
+    for text in sse_messages(chunks):
         if text.startswith("id:"):
             read.append(json.loads(text.split("data: ", 1)[1]))
             if read[-1]["version"] >= until:
@@ -154,7 +154,7 @@ def test_the_stream_refills_lost_messages_from_the_log_sealed(
         kept = []
         for message in messages:
             parsed = json.loads(message)
-            if "checkpoint" in parsed:  # a receipt's checkpoint, not an event: kept
+            if "type" not in parsed:  # not an event (a receipt's checkpoint, a turn offer): kept
                 kept.append(message)
                 continue
             version = parsed["version"]

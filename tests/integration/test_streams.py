@@ -24,6 +24,7 @@ from infra.broker import RESYNC, InProcessBroker, RedisBroker
 from tests.apps import embedded_app
 from tests.conftest import REDIS_URL
 from tests.redis_keys import drop_prefix
+from tests.sse import sse_messages
 
 STOP_SECONDS = 30.0  # a stream that should end and has not by then is a failure
 
@@ -65,8 +66,7 @@ def messages(client: FlaskClient, path: str, **kwargs: Any) -> tuple[int, list[d
 
 def read_to_the_end(chunks: Any) -> list[dict[str, Any]]:
     received: list[dict[str, Any]] = []
-    for chunk in chunks:
-        text = chunk.decode() if isinstance(chunk, bytes) else chunk
+    for text in sse_messages(chunks):
         assert not text.startswith(": keepalive"), "the stream did not end"
         if text.startswith("id:"):
             received.append(json.loads(text.split("data: ", 1)[1]))
