@@ -30,18 +30,21 @@ The shape is the peer's (client.js), on both sides:
   knowledge of the game: it knows its moves without asking.
 - Per move, Opus: each seat follows its game's stream (``GET
   /games/{id}/events``, sent with its token) on a connection of its own and
-  keeps its view from it (version, whose turn, ended). Once that view shows
-  its turn (and includes its own last move), the mover sends one ``GET
-  /games/{id}/legal-moves`` with its token, picks one move at random, and
-  POSTs it (``/discard``, ``/assemble``, ``/place``, ``/cast`` or ``/pass``),
-  on a keep-alive connection of its own; the clock starts just before the
-  POST. The API decides and saves the move (durable commit) and publishes its
-  events through Redis; the stream service writes them to both seats'
-  streams; ``opus project`` updates the views meanwhile. The stream carries
-  public events only (cards sealed), so a seat's own cards, and with them its
-  legal moves, are one read per move: the counterpart of the peer's push of
-  a player's view. It costs Opus one more request per move than the peer (in
-  the rate, not the latency). The move is chosen from that answer alone.
+  keeps its view from it (version, ended, its turn offer). The token makes
+  the stream that seat's: when its turn comes, the stream carries the
+  seat's turn offer (``event: turn``: its hand and every move it may make,
+  api/turn_offers.py), the counterpart of the peer's push of a player's
+  view. Once its view holds an offer newer than the one it last moved on
+  (and no older than its own last move), the mover picks one of the
+  offer's moves at random and POSTs it (``/discard``, ``/assemble``,
+  ``/place``, ``/cast`` or ``/pass``) on a keep-alive connection of its
+  own; the clock starts just before the POST. The API decides and saves the
+  move (durable commit), publishes its events and then the offer of the
+  seat whose turn it now is through Redis; the stream service writes the
+  events to both seats' streams and the offer to that seat's; ``opus
+  project`` updates the views meanwhile. One request per move, as the peer.
+  (Before the offers, the mover sent ``GET /games/{id}/legal-moves`` before
+  each move; ``--ask`` does so again, the offer unread, to compare.)
   A game that ends before its slot's ``--moves`` are made is followed by a
   new one (create, two joins, start, two streams), as part of the run.
 - Both sides warm up first (2 games of 20 moves, not counted). ``--rounds``
@@ -62,7 +65,11 @@ the thread holding the GIL, meant as CPU, not waits; py-spy still charges
 some of psycopg's waits for the server to ``_communicate_gen``) while Opus
 plays.
 
-Run: ``python bench/live.py [--games 16] [--moves 100] [--peer] [--rounds 2]``.
+``--busy N`` keeps N more processes spinning on the CPU through every round,
+Opus's and the peer's alike: how each degrades when a core is taken.
+
+Run: ``python bench/live.py [--games 16] [--moves 100] [--peer] [--rounds 2]
+[--busy 1] [--ask]``.
 """
 
 from __future__ import annotations
@@ -194,20 +201,20 @@ class SeatView:
     """What one seat knows of its game: what its stream has delivered."""
 
     version: int = 0
-    turn: int | None = None  # whose turn, once started and until ended
     ended: bool = False
+    offer: dict[str, Any] | None = None  # its latest turn offer (event: turn)
     arrived: dict[int, float] = field(default_factory=dict)  # version -> when delivered
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
-    def see(self, version: int, kind: str, data: bytes) -> None:
+    def see(self, version: int, kind: str) -> None:
         self.arrived[version] = time.perf_counter()
         self.version = version
-        if kind == "GameStarted":
-            self.turn = 0  # R2.3 (domain/table.py)
-        elif kind == "TurnEnded":
-            self.turn = int(json.loads(data)["payload"]["next_player"])
-        elif kind == "GameEnded":
-            self.ended, self.turn = True, None
+        if kind == "GameEnded":
+            self.ended = True
+        self.changed.set()
+
+    def see_offer(self, data: bytes) -> None:
+        self.offer = json.loads(data)
         self.changed.set()
 
     async def until(self, ready: Callable[[], bool]) -> None:
@@ -248,7 +255,9 @@ async def follow(host: str, port: int, game_id: str, token: str, view: SeatView)
                     elif line.startswith(b"data: "):
                         payload = line[6:]
                 if version:
-                    view.see(version, kind, payload)
+                    view.see(version, kind)
+                elif kind == "turn":
+                    view.see_offer(payload)
     finally:
         writer.close()
         with suppress(Exception):
@@ -274,34 +283,40 @@ async def seat_plays(
     game_id: str,
     me: int,
     views: tuple[SeatView, SeatView],
-    start: int,
     slot: Slot,
     rng: random.Random,
+    ask: bool,
 ) -> None:
-    """A seat's client: move whenever its own view (``views[me]``) says it is
-    its turn. The other seat's view only times the move (its arrival there)."""
+    """A seat's client: move whenever its own view (``views[me]``) holds a
+    turn offer it has not moved on. The other seat's view only times the
+    move (its arrival there). ``ask``: the moves are asked for (GET
+    legal-moves) once the offer says it is the seat's turn, as before the
+    offers."""
     view, other = views[me], views[1 - me]
-    seen = start  # the view must include this version (the start, then its own last move)
+    used = 0  # the version of the offer it last moved on
+    seen = 0  # the version its last move made: the next offer is no older
     legal_path = f"/games/{game_id}/legal-moves"
     while True:
 
-        def ready(seen: int = seen) -> bool:
-            mine = view.turn == me and view.version >= seen
-            return view.ended or slot.done >= slot.target or mine
+        def ready(used: int = used, seen: int = seen) -> bool:
+            offer = view.offer
+            fresh = offer is not None and offer["version"] > used and offer["version"] >= seen
+            return view.ended or slot.done >= slot.target or fresh
 
         await view.until(ready)
         if view.ended or slot.done >= slot.target:
             return
-        status, legal = await api.request("GET", legal_path)
-        if status != 200:
-            slot.failures.append(f"legal-moves {status} {legal}")
-            return
-        if not legal["moves"]:
-            # The view had part of a move (its TurnEnded, not yet the
-            # GameEnded after it): wait until it has what the answer saw.
-            seen = int(legal["version"])
-            continue
-        move = rng.choice(legal["moves"])
+        assert view.offer is not None
+        offer = view.offer
+        used = offer["version"]
+        if ask:
+            status, offer = await api.request("GET", legal_path)
+            if status != 200:
+                slot.failures.append(f"legal-moves {status} {offer}")
+                return
+        if not offer["moves"]:
+            continue  # (an offer is made at a seat's turn: it has a move, R3.3)
+        move = rng.choice(offer["moves"])
         slot.done += 1  # taken before sending: the other seat sees the count at once
         started = time.perf_counter()
         status, answer = await api.request("POST", move["path"], move["body"])
@@ -315,7 +330,7 @@ async def seat_plays(
             other.changed.set()  # the other seat stops waiting for its turn
 
 
-async def play_game(layout: Layout, slot: Slot, rng: random.Random) -> None:
+async def play_game(layout: Layout, slot: Slot, rng: random.Random, ask: bool) -> None:
     api_host, api_port = host_port(layout.api)
     stream_host, stream_port = host_port(layout.streams)
     organiser = Connection(api_host, api_port)
@@ -340,7 +355,6 @@ async def play_game(layout: Layout, slot: Slot, rng: random.Random) -> None:
     finally:
         await organiser.close()
     slot.games += 1
-    start = int(started["version"])
     views = (SeatView(), SeatView())
     streams = [
         asyncio.create_task(follow(stream_host, stream_port, game_id, tokens[k], views[k]))
@@ -350,11 +364,15 @@ async def play_game(layout: Layout, slot: Slot, rng: random.Random) -> None:
     try:
         first = len(slot.moves)
         await asyncio.gather(
-            *(seat_plays(seats[k], game_id, k, views, start, slot, rng) for k in (0, 1))
+            *(seat_plays(seats[k], game_id, k, views, slot, rng, ask) for k in (0, 1))
         )
         # Every move counts once the other seat has it: wait for the last ones.
         for other, _, version in slot.moves[first:]:
-            await other.until(lambda o=other, v=version: v in o.arrived)
+
+            def arrived(o: SeatView = other, v: int = version) -> bool:
+                return v in o.arrived
+
+            await other.until(arrived)
     finally:
         for task in streams:
             task.cancel()
@@ -365,11 +383,11 @@ async def play_game(layout: Layout, slot: Slot, rng: random.Random) -> None:
             await seat.close()
 
 
-async def play_slot(layout: Layout, slot: Slot, seed: int) -> None:
+async def play_slot(layout: Layout, slot: Slot, seed: int, ask: bool) -> None:
     rng = random.Random(seed)
     while slot.done < slot.target and not slot.failures:
         try:
-            await play_game(layout, slot, rng)
+            await play_game(layout, slot, rng, ask)
         except (OSError, RuntimeError, TimeoutError, asyncio.IncompleteReadError) as e:
             slot.failures.append(repr(e))
 
@@ -399,12 +417,14 @@ class OpusResult:
         return percentile(self.latencies, q) if self.latencies else float("nan")
 
 
-async def opus_run(layout: Layout, games: int, moves: int, seed: int) -> OpusResult:
+async def opus_run(
+    layout: Layout, games: int, moves: int, seed: int, ask: bool = False
+) -> OpusResult:
     slots = [Slot(moves) for _ in range(games)]
     cpu_before = os.times()
     started = time.perf_counter()
     await asyncio.gather(
-        *(play_slot(layout, slot, seed * 1000 + k) for k, slot in enumerate(slots))
+        *(play_slot(layout, slot, seed * 1000 + k, ask) for k, slot in enumerate(slots))
     )
     seconds = time.perf_counter() - started
     cpu_after = os.times()
@@ -699,6 +719,12 @@ def main() -> None:
     parser.add_argument("--peer-dir", type=Path, help="a copy of the peer already installed")
     parser.add_argument("--profile", type=Path, help="py-spy records into this directory")
     parser.add_argument("--py-spy", default=shutil.which("py-spy"))
+    parser.add_argument(
+        "--busy", type=int, default=0, help="processes spinning on the CPU through each round"
+    )
+    parser.add_argument(
+        "--ask", action="store_true", help="GET the legal moves before each move (the offer unread)"
+    )
     add_arguments(parser)
     args = parser.parse_args()
     os.environ["OPUS_RATE_LIMIT"] = "0"  # every client of the bench has one address
@@ -708,10 +734,12 @@ def main() -> None:
             f"production layout on 127.0.0.1: API gunicorn {args.api_workers} x gthread "
             f"{args.api_threads}; streams gunicorn {args.stream_workers} x gevent; "
             f"opus project; PostgreSQL (synchronous_commit {synchronous_commit()}) + Redis; "
-            f"{args.games} concurrent 2-player games x {args.moves} moves",
+            f"{args.games} concurrent 2-player games x {args.moves} moves"
+            + (f"; {args.busy} busy process(es) spinning" if args.busy else "")
+            + ("; the moves asked for (GET legal-moves)" if args.ask else ""),
             flush=True,
         )
-        asyncio.run(opus_run(layout, WARMUP_GAMES, WARMUP_MOVES, seed=0))
+        asyncio.run(opus_run(layout, WARMUP_GAMES, WARMUP_MOVES, seed=0, ask=args.ask))
         if peer_dir is not None:
             peer_run(peer_dir, WARMUP_GAMES, WARMUP_MOVES)
         roots = {name: p.pid for name, p in layout.processes.items()}
@@ -720,11 +748,14 @@ def main() -> None:
         for k in range(1, args.rounds + 1):
             cpu: dict[str, float] = {}
             profile = args.profile if k == 1 else None
-            with profiled(layout, profile, args.py_spy), cpu_counted(roots, cpu):
-                result = asyncio.run(opus_run(layout, args.games, args.moves, args.seed + k))
-            result.cpu = cpu
-            opus_results.append(result)
-            peer = peer_run(peer_dir, args.games, args.moves) if peer_dir is not None else None
+            with spinning(args.busy):
+                with profiled(layout, profile, args.py_spy), cpu_counted(roots, cpu):
+                    result = asyncio.run(
+                        opus_run(layout, args.games, args.moves, args.seed + k, args.ask)
+                    )
+                result.cpu = cpu
+                opus_results.append(result)
+                peer = peer_run(peer_dir, args.games, args.moves) if peer_dir is not None else None
             if peer is not None:
                 peer_results.append(peer)
             report_round(k, result, peer)
@@ -732,6 +763,18 @@ def main() -> None:
         report_summary(opus_results, peer_results)
         if any(r.failures for r in opus_results):
             raise SystemExit(1)
+
+
+@contextmanager
+def spinning(count: int) -> Iterator[None]:
+    """``count`` processes spinning on the CPU meanwhile (a busy machine)."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
 
 
 def check_layout(layout: Layout, timeout: float = 30.0) -> None:
