@@ -160,11 +160,14 @@ def build_services(settings: Settings) -> Services:
     then the turn offer of the seat whose turn it is (api/turn_offers.py);
     with ``OPUS_BOTS``, the bots at lobby tables moving (infra/bot_driver.py)."""
     services = open_services(settings)
+    listeners = services.opus.listeners
+    first = len(listeners)
     # the live streams' publisher; with receipts, a save's checkpoint follows its events
     if not receipts_http.attach(services, settings):
-        services.opus.listeners.append(stream.publisher(services))
+        listeners.append(stream.publisher(services))
     # then the turn offer of the seat whose turn it now is, on that seat's channel
-    services.opus.listeners.append(turn_offers.publisher(services))
+    listeners.append(turn_offers.publisher(services))
+    listeners[first:] = [stream.together(services, listeners[first:])]
     if settings.bots:
         bots = bot_driver.start(services.opus, services.views, settings.bot_delay_seconds)
         services.closers.append(bots.stop)

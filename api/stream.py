@@ -40,7 +40,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import ExitStack
 from typing import Any
 from uuid import UUID
@@ -67,6 +67,7 @@ from infra.settings import Settings
 
 log = logging.getLogger(__name__)
 _failures = LogThrottle(log)
+Listener = Callable[[list[Record]], None]
 blp = Blueprint("stream", __name__, url_prefix="/games", description="Live public events")
 KEEPALIVE_SECONDS = 15.0
 MAX_SECONDS = 3600.0
@@ -96,6 +97,22 @@ def publisher(svc: Services) -> Any:
                 svc.broker.publish(aggregate_id, *messages)
             except Exception as e:  # saved already: the command's answer stands
                 _failures.failed("live events not published", e)
+
+    return publish
+
+
+def together(svc: Services, publishers: list[Listener]) -> Listener:
+    """The publishers of a save (its events, with receipts its checkpoint,
+    then the next seat's turn offer) as one listener whose messages reach
+    the broker together: one round trip to Redis a save."""
+
+    def publish(records: list[Record]) -> None:
+        try:
+            with svc.broker.together():
+                for publisher in publishers:
+                    publisher(records)
+        except Exception as e:  # saved already: the command's answer stands
+            _failures.failed("live events not published", e)
 
     return publish
 

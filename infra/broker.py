@@ -27,7 +27,7 @@ from typing import Any, Protocol
 import orjson
 
 from infra.logthrottle import LogThrottle
-from projections.redis_client import connect, for_key, refresh
+from projections.redis_client import cluster_of, connect, for_key, refresh
 from projections.redis_views import literal_pattern
 
 log = logging.getLogger(__name__)
@@ -73,6 +73,13 @@ class Broker(Protocol):
         """A context manager yielding one Subscription to the channels of
         ``key`` and of each key in ``also``, their messages in the order
         published."""
+        ...
+
+    def together(self) -> Any:
+        """A context manager within which this thread's ``publish`` calls are
+        held, then sent at its end, in order, in one round trip (a save's
+        events, its checkpoint and the next seat's offer). A failure to send
+        is raised at the end."""
         ...
 
     def close(self) -> None: ...
@@ -121,6 +128,10 @@ class InProcessBroker:
         with self._lock:
             subscribers = list({s for game in self._subscribers.values() for s in game})
         _deliver(subscribers, message)
+
+    @contextmanager
+    def together(self) -> Iterator[None]:
+        yield  # delivered at once, in order: nothing to hold
 
     @contextmanager
     def subscribe(self, key: str, *also: str) -> Iterator[_QueueSubscription]:
@@ -181,6 +192,7 @@ class RedisBroker:
         self._ready = threading.Event()
         self._closed = threading.Event()
         self._reader: threading.Thread | None = None
+        self._held = threading.local()  # the messages ``together`` holds, this thread's
 
     def channel(self, key: str) -> str:
         """A game's channel (its id), or one of its seats' (``seat_key``)."""
@@ -191,17 +203,48 @@ class RedisBroker:
         return f"{literal_pattern(self.prefix)}games:*"
 
     def publish(self, key: str, *messages: str) -> None:
-        channel = self.channel(key)
         if not messages:
             return
-        if len(messages) == 1:
-            self.client.publish(channel, messages[0])
+        held: list[tuple[str, tuple[str, ...]]] | None = getattr(self._held, "messages", None)
+        if held is not None:
+            held.append((self.channel(key), messages))
             return
-        try:  # a cluster pipelines no PUBLISH: its master of the channel's slot does
-            pipe = for_key(self.client, channel).pipeline(transaction=False)
-            for message in messages:
-                pipe.publish(channel, message)
-            pipe.execute()
+        self._send([(self.channel(key), messages)])
+
+    @contextmanager
+    def together(self) -> Iterator[None]:
+        if getattr(self._held, "messages", None) is not None:
+            yield  # within another: that one sends
+            return
+        held: list[tuple[str, tuple[str, ...]]] = []
+        self._held.messages = held
+        try:
+            yield
+        finally:
+            self._held.messages = None
+        if held:
+            self._send(held)
+
+    def _send(self, batch: list[tuple[str, tuple[str, ...]]]) -> None:
+        """Each channel's messages, in order: one round trip to a standalone
+        Redis; to a cluster, one per channel (it pipelines no PUBLISH: the
+        master of the channel's slot does)."""
+        if len(batch) == 1 and len(batch[0][1]) == 1:
+            self.client.publish(batch[0][0], batch[0][1][0])
+            return
+        try:
+            if cluster_of(self.client) is None:
+                pipe = self.client.pipeline(transaction=False)
+                for channel, messages in batch:
+                    for message in messages:
+                        pipe.publish(channel, message)
+                pipe.execute()
+                return
+            for channel, messages in batch:
+                pipe = for_key(self.client, channel).pipeline(transaction=False)
+                for message in messages:
+                    pipe.publish(channel, message)
+                pipe.execute()
         except Exception:
             refresh(self.client)  # a cluster's master gone: learn who took its slots
             raise

@@ -224,3 +224,22 @@ def test_a_seats_channel_reaches_only_its_own_subscriptions_through_redis() -> N
     finally:
         broker.close()
         drop_prefix(REDIS_URL, prefix)
+
+
+def test_what_is_published_together_is_heard_at_the_end_in_order() -> None:
+    """A save's messages (its events, its checkpoint, the next seat's offer)
+    are held while the publishers run and sent in one round trip after."""
+    prefix = f"opus-test:{uuid.uuid4().hex[:8]}:"
+    broker = RedisBroker(REDIS_URL, prefix)
+    game = str(uuid.uuid4())
+    try:
+        with broker.subscribe(game, seat_key(game, 1)) as heard:
+            with broker.together():
+                broker.publish(game, "event 1", "event 2")
+                broker.publish(seat_key(game, 1), "offer")
+                assert heard.get(timeout=0.3) is None  # held
+            assert [heard.get(timeout=5) for _ in range(3)] == ["event 1", "event 2", "offer"]
+            assert heard.get(timeout=0.3) is None
+    finally:
+        broker.close()
+        drop_prefix(REDIS_URL, prefix)
