@@ -79,10 +79,15 @@ class Chained(Aggregate):
 
     def applied(self, event: Any) -> None:
         """Called by every event's ``apply``: the chain's head, and the command."""
-        self.chain = event.chain
-        command = event.command
+        self.noted(event.chain, event.command, event.originator_version)
+
+    def noted(self, chain: str, command: str, version: int) -> None:
+        """The chain's head, and the command of the event at ``version``
+        (``applied``; the audit's replay, domain/audit.py, makes no event
+        object and calls it with the recorded values)."""
+        self.chain = chain
         if command:  # a retried command is answered, never applied twice
-            self.commands[command] = event.originator_version
+            self.commands[command] = version
             self.command_keys.setdefault(command.partition(":")[0], command)
 
     def replay_of(self, command: str) -> int | None:

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from datetime import datetime
 from functools import cache
 from typing import Any
+from uuid import UUID
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.application import Opus
-from domain.audit import Record, verify_game, verify_log
+from domain.audit import CREATED, GAME_TOPIC, Record, judge_game, verify_game, verify_log
 from domain.chain import GENESIS, canonical_json, event_record, next_chain, sealed_payload
+from domain.events import EVENT_TYPES
+from domain.game import Game
 from domain.simulation import simulate
 from infra.eventlog import export_lines, read_records
 
@@ -119,6 +123,75 @@ def test_verify_re_derives_the_shuffle_and_judges_every_move() -> None:
     verdict = verify_game(list(one_game()))
     assert verdict.ok and verdict.judged and verdict.status == "ended"
     assert verdict.winners
+
+
+def library_replay(records: list[Record]) -> Game:
+    """A game's records made domain events and mutated into the game, as
+    the library replays stored events."""
+    game = None
+    for r in records:
+        extra = {"originator_topic": GAME_TOPIC} if r.type in CREATED else {}
+        event = EVENT_TYPES[r.type](
+            **extra,
+            originator_id=UUID(r.aggregate_id),
+            originator_version=r.version,
+            timestamp=datetime.fromisoformat(r.timestamp),
+            chain=r.chain,
+            **(r.payload or {}),
+        )
+        game = event.mutate(game)
+    assert isinstance(game, Game)
+    return game
+
+
+def same_game(judged: Game | None, replayed: Game) -> bool:
+    assert judged is not None
+    return (
+        judged.state == replayed.state
+        and judged.version == replayed.version
+        and judged.chain == replayed.chain
+        and judged.modified_on == replayed.modified_on
+        and judged.commands == replayed.commands
+        and judged.command_keys == replayed.command_keys
+    )
+
+
+def test_the_judged_game_is_the_game_the_library_replays() -> None:
+    """The audit applies each matched record without making its event
+    object: the game it ends with is the one the library's replay gives
+    (state, version, chain head, commands, time), from the store and from
+    records whose moves carry command ids."""
+    records = list(one_game())
+    verdict, judged = judge_game(records)
+    assert verdict.ok
+    assert same_game(judged, finished_app().repository.get(UUID(records[0].aggregate_id)))
+    commanded = rechain(
+        [
+            replace(r, payload={**r.payload, "command": f"key{r.version % 7}:{r.version}"})
+            if r.payload and "command" in r.payload
+            else r
+            for r in records
+        ]
+    )
+    verdict, judged = judge_game(commanded)
+    assert verdict.ok and judged is not None and len(judged.commands) > 100
+    assert same_game(judged, library_replay(commanded))
+
+
+def test_a_record_without_its_command_id_or_time_does_not_fit_its_event() -> None:
+    """What making the event object refused is refused still: a payload
+    without ``command``, a timestamp that is not ISO 8601 (a forger's log,
+    chained again)."""
+    records = list(one_game())
+    at = next(i for i, r in enumerate(records) if r.type == "CardDiscarded")
+    payload = {k: v for k, v in (records[at].payload or {}).items() if k != "command"}
+    without, untimed = list(records), list(records)
+    without[at] = replace(records[at], payload=payload)
+    untimed[at] = replace(records[at], timestamp="yesterday")
+    for forged in (without, untimed):
+        verdict = verify_game(rechain(forged))
+        assert not verdict.ok and verdict.version == at + 1
+        assert "does not fit CardDiscarded" in verdict.reason
 
 
 def test_a_running_game_exports_without_hidden_information() -> None:
