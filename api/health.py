@@ -13,6 +13,12 @@ infra/settings.py), else 503, each failing check named in ``checks``
 ``lag`` and each projection's silence under ``silence``, whatever the
 verdict, so a frozen projector shows up even while it is within the
 thresholds.
+
+With shards (infra/shards.py) each shard's store is checked apart and
+reported as ``shard:<k>``: a shard that is down is named, but does not make
+the process unready, since every process would be unready alike and the
+other shards' games would go unanswered too (the shard's own games answer
+503 with Retry-After); the event store is unreachable when no shard answers.
 """
 
 from __future__ import annotations
@@ -25,7 +31,12 @@ from flask_smorest import Blueprint
 
 from api.runtime import services
 from api.schemas import HealthSchema
+from domain.application import Opus
+from domain.sharding import position_of
+from infra.shards import shard_apps
 from projections.registry import PROJECTIONS
+
+SHARD = "shard:"  # a shard's check: reported, not counted against readiness
 
 blp = Blueprint("health", __name__, description="Liveness and readiness")
 
@@ -50,11 +61,16 @@ class Ready(MethodView):
         checks: dict[str, str] = {}
         lag: dict[str, int] = {}
         head: int | None = None
-        try:
-            head = svc.views.head()
-            checks["event_store"] = "ok"
-        except Exception as e:  # readiness reports, it does not raise
-            checks["event_store"] = f"unreachable: {type(e).__name__}"
+        apps = shard_apps(svc.opus)
+        if len(apps) > 1:
+            head = _shards(apps, checks)
+            checks["event_store"] = "ok" if head is not None else "unreachable: every shard"
+        else:
+            try:
+                head = svc.views.head()
+                checks["event_store"] = "ok"
+            except Exception as e:  # readiness reports, it does not raise
+                checks["event_store"] = f"unreachable: {type(e).__name__}"
         try:
             positions = {name: svc.views.position(name) or 0 for name in PROJECTIONS}
             checks["view_store"] = "ok"
@@ -80,7 +96,7 @@ class Ready(MethodView):
                 most = svc.ready_max_silence
                 for name in PROJECTIONS:
                     checks[f"projector:{name}"] = _verdict(silence.get(name), most)
-        ok = all(v == "ok" for v in checks.values())
+        ok = all(v == "ok" for name, v in checks.items() if not name.startswith(SHARD))
         body = {
             "status": "ok" if ok else "unavailable",
             "checks": checks,
@@ -88,6 +104,21 @@ class Ready(MethodView):
             "silence": silence,
         }
         return body, 200 if ok else 503
+
+
+def _shards(apps: list[Opus], checks: dict[str, str]) -> int | None:
+    """Each shard's check (``shard:<k>``); the largest position of those
+    that answered (None: none did)."""
+    head: int | None = None
+    for k, app in enumerate(apps):
+        try:
+            local = app.recorder.max_notification_id() or 0
+        except Exception as e:
+            checks[f"{SHARD}{k}"] = f"unreachable: {type(e).__name__}"
+            continue
+        checks[f"{SHARD}{k}"] = "ok"
+        head = max(head or 0, position_of(k, local, len(apps)))
+    return head
 
 
 def _silences(beats: dict[str, float]) -> dict[str, float]:

@@ -4,11 +4,16 @@ What leaves the service as a log (the export, the live stream) is in the
 auditor's form (domain/disclosure.py): ``game_export`` and ``export_lines``
 are the two ways it is read, one game or the whole log; ``tournament_lines``
 a tournament with its games (TOURNAMENT.md T10.1).
+
+With shards (infra/shards.py) each shard has its own log: the whole log is
+read shard by shard, shard 0 first, each in its order, and every record's
+position is the one a client sees (``position_of``: it names its shard); a
+game or a tournament is read from its shard alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from uuid import UUID
 
 from eventsourcing.persistence import Notification
@@ -19,34 +24,59 @@ from domain.application import Opus
 from domain.audit import REVEALING, Record, secret_in
 from domain.events import EVENT_TYPES, GameEnded
 from domain.internals import positions_by_version
+from domain.sharding import position_of, shard_position
 from domain.tournaments.events import TOURNAMENT_EVENT_TYPES, TournamentFinished
 from domain.tournaments.verify import named_games
+from infra.shards import home_shard, shard_apps
 
 PAGE = 1000
+# A position, or several: each names its shard (domain/sharding.py)
+Positions = int | Iterable[int]
 
 
-def read_records(app: Opus, after: int = 0, stop: int | None = None) -> Iterator[Record]:
+def read_records(
+    app: Opus, after: Positions = 0, stop: Positions | None = None
+) -> Iterator[Record]:
     """Every game's and tournament's event after ``after`` (up to ``stop``),
     as records (the private aggregates' are the service's own: accounts,
     names, admissions); a stored event that cannot be decoded becomes a
-    record carrying the error."""
-    position = after
-    while True:
-        page = app.recorder.select_notifications(
-            start=position, limit=PAGE, stop=stop, inclusive_of_start=False
-        )
-        for notification in page:
-            if not notification.topic.startswith(PRIVATE_TOPIC_PREFIX):
-                yield to_record(app, notification)
-        if len(page) < PAGE:
-            return
-        position = page[-1].id
+    record carrying the error. With shards, shard by shard: ``after`` and
+    ``stop`` are positions, each naming its shard (the last read of each
+    shard, to resume); a shard none names is read from its start, or to its
+    end."""
+    apps = shard_apps(app)
+    since = per_shard(after, len(apps))
+    until = per_shard(stop, len(apps)) if stop is not None else {}
+    for k, shard in enumerate(apps):
+        local = since.get(k, 0)
+        while True:
+            page = shard.recorder.select_notifications(
+                start=local, limit=PAGE, stop=until.get(k), inclusive_of_start=False
+            )
+            for notification in page:
+                if not notification.topic.startswith(PRIVATE_TOPIC_PREFIX):
+                    yield to_record(shard, notification, position_of(k, notification.id, len(apps)))
+            if len(page) < PAGE:
+                break
+            local = page[-1].id
 
 
-def to_record(app: Opus, n: Notification) -> Record:
+def per_shard(positions: Positions, shards: int) -> dict[int, int]:
+    """Shard -> its notification, of positions a client sees (the last
+    named of each shard)."""
+    found: dict[int, int] = {}
+    for position in [positions] if isinstance(positions, int) else positions:
+        shard, local = shard_position(position, shards)
+        found[shard] = max(local, found.get(shard, 0))
+    return found
+
+
+def to_record(app: Opus, n: Notification, position: int | None = None) -> Record:
+    """A notification as a record at ``position`` (its own id by default: one shard)."""
     type_ = n.topic.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
+    position = n.id if position is None else position
     try:
-        record = Record.of_event(app.mapper.to_domain_event(n), n.id)
+        record = Record.of_event(app.mapper.to_domain_event(n), position)
         # The chain covers the timestamp as isoformat() writes it; the stored
         # text must be that very text (Python reads "2026-11-30U16:48" too).
         plain = app.mapper.cipher is None and app.mapper.compressor is None
@@ -55,7 +85,7 @@ def to_record(app: Opus, n: Notification) -> Record:
         return record
     except Exception as e:  # a damaged row must become a verdict, not a crash
         return Record(
-            position=n.id,
+            position=position,
             aggregate_id=str(n.originator_id),
             version=n.originator_version,
             type=type_ if type_ in EVENT_TYPES or type_ in TOURNAMENT_EVENT_TYPES else n.topic,
@@ -71,15 +101,17 @@ def finished_games(app: Opus) -> set[str]:
     tournaments whose TournamentFinished is."""
     topics = [get_topic(GameEnded), get_topic(TournamentFinished)]
     ended: set[str] = set()
-    position = 0
-    while True:
-        page = app.recorder.select_notifications(
-            start=position, limit=PAGE, topics=topics, inclusive_of_start=False
-        )
-        ended.update(str(n.originator_id) for n in page)
-        if len(page) < PAGE:
-            return ended
-        position = page[-1].id
+    for shard in shard_apps(app):
+        position = 0
+        while True:
+            page = shard.recorder.select_notifications(
+                start=position, limit=PAGE, topics=topics, inclusive_of_start=False
+            )
+            ended.update(str(n.originator_id) for n in page)
+            if len(page) < PAGE:
+                break
+            position = page[-1].id
+    return ended
 
 
 def game_records(app: Opus, game_id: UUID) -> list[Record]:
@@ -97,7 +129,16 @@ def game_records(app: Opus, game_id: UUID) -> list[Record]:
 def game_positions(app: Opus, game_id: UUID) -> dict[int, int]:
     """Version -> position of one game's (or tournament's) events; empty for
     an unknown id or a private aggregate's (an account's id is public: it
-    must read as no game)."""
+    must read as no game). With shards, from the shard it lives on."""
+    apps = shard_apps(app)
+    if len(apps) > 1:
+        shard = home_shard(app, game_id)
+        if shard is None:
+            return {}
+        found = positions_by_version(apps[shard], game_id) or {}
+        if found and is_private(app, game_id):
+            return {}
+        return {v: position_of(shard, p, len(apps)) for v, p in found.items()}
     positions = positions_by_version(app, game_id)
     if positions is None:  # in memory: a scan is cheap enough
         return {
@@ -127,9 +168,10 @@ def game_export(app: Opus, game_id: UUID, after_version: int = 0) -> list[Record
     return [r.for_auditor(ended, secret) for r in records if r.version > after_version]
 
 
-def export_lines(app: Opus, after: int = 0) -> Iterator[str]:
+def export_lines(app: Opus, after: Positions = 0) -> Iterator[str]:
     """The whole log after position ``after`` as NDJSON lines, in the
-    auditor's form: whole for the games that have ended."""
+    auditor's form: whole for the games that have ended. With shards, shard
+    by shard; ``after`` as ``read_records``'."""
     ended = finished_games(app)
     secrets: dict[str, str] = {}
     for record in read_records(app, after):
@@ -154,7 +196,9 @@ def tournament_records(
     moment: nothing recorded after the first read is taken, so a game's end
     and its result (saved together) are both in, or neither. Empty records
     for an unknown tournament."""
-    stop = app.recorder.max_notification_id() or 0
+    apps = shard_apps(app)
+    shard = home_shard(app, tournament_id) or 0  # its games' too
+    stop = position_of(shard, apps[shard].recorder.max_notification_id() or 0, len(apps))
     records = _as_of(game_records(app, tournament_id), stop)
     games: dict[str, list[Record]] = {}
     for _, _, game in named_games(records):

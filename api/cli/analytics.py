@@ -17,6 +17,7 @@ import click
 
 from infra.bootstrap import open_application
 from infra.settings import Settings
+from infra.shards import shard_apps
 from projections.analytics import export_dir, report_dir
 from projections.analytics.engines import ENGINES, open_engine
 from projections.analytics.export import CHUNK_ROWS, Manifest, data_files
@@ -52,11 +53,16 @@ def export(out: Path | None, chunk_rows: int) -> None:
     folder = out if out is not None else export_dir(settings.analytics_dir)
     app = open_application(settings)
     try:
-        todo = (app.recorder.max_notification_id() or 0) - Manifest.load(folder).position
+        logs = shard_apps(app)
+        heads = [log.recorder.max_notification_id() or 0 for log in logs]
+        done = Manifest.load(folder).reached(len(logs))
+        todo = sum(max(head - n, 0) for head, n in zip(heads, done, strict=True))
         with click.progressbar(
-            length=max(todo, 0), label="exporting", file=sys.stderr, show_pos=True
+            length=todo, label="exporting", file=sys.stderr, show_pos=True
         ) as bar:
-            run = run_export(app, folder, progress=bar.update, chunk_rows=chunk_rows)
+            run = run_export(logs, folder, progress=bar.update, chunk_rows=chunk_rows)
+    except ValueError as e:
+        raise click.ClickException(f"{folder}: {e}") from None
     except RuntimeError as e:
         raise click.ClickException(str(e)) from None
     finally:

@@ -241,7 +241,13 @@ def _read_ndjson(lines: IO[str], ratings: list[dict[str, Any]] | None = None) ->
 
 @click.command()
 @click.option("--format", "format_", type=click.Choice(["ndjson"]), default="ndjson")
-@click.option("--after", default=0, type=click.IntRange(min=0), help="Resume after this position.")
+@click.option(
+    "--after",
+    multiple=True,
+    type=click.IntRange(min=0),
+    help="Resume after this position; with shards, give each shard's last position "
+    "exported (each position names its shard; a shard not named starts over).",
+)
 @click.option("--output", type=click.File("w", encoding="utf-8"), default="-")
 @click.option(
     "--tournament",
@@ -256,11 +262,12 @@ def _read_ndjson(lines: IO[str], ratings: list[dict[str, Any]] | None = None) ->
     "`opus verify --ratings --file`.",
 )
 def export(
-    format_: str, after: int, output: IO[str], tournament_id: str | None, ratings: bool
+    format_: str, after: tuple[int, ...], output: IO[str], tournament_id: str | None, ratings: bool
 ) -> None:
     """Stream the event log as NDJSON: position, aggregate_id, version, type,
     timestamp, payload, chain. Hidden information only for ended games (and
-    finished tournaments); with --ratings, then the ratings."""
+    finished tournaments); with --ratings, then the ratings. With shards,
+    shard by shard (each line's position names its shard)."""
     settings = Settings.from_env()
     if ratings and (after or tournament_id is not None):
         raise click.UsageError("--ratings goes with the whole log: no --after or --tournament")

@@ -21,7 +21,7 @@ from domain.ratings import (
     claimed_seats,
     differences,
 )
-from infra.bootstrap import open_views
+from infra.bootstrap import log_head, open_views
 from infra.settings import Settings
 from projections.ports import ViewStoreError
 from projections.queries import Queries
@@ -193,7 +193,7 @@ def verify_ratings(
             store.close()
         position = recorded["position"]
         if position is None:
-            if (app.recorder.max_notification_id() or 0) == 0:
+            if log_head(app) == 0:
                 return True, ["--   ratings: not built yet (the log is empty)"]
             return False, ["FAIL ratings: the ratings view is not built: run `opus project`"]
         ledger = ledger_from_log(app, stop=position, params=parameters_of(recorded))

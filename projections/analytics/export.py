@@ -22,6 +22,14 @@ no row is missing or written twice across runs:
 - tournaments' results and corrections (``result``) are rows of their own
   events, each written by the run whose range holds it.
 
+With shards (each with its own log, infra/shards.py) the export is given
+every shard's application, shard 0 first, and reads each shard's log in
+turn; the manifest keeps how far each shard was read (``positions``, each
+the position a client sees, which names its shard: domain/sharding.py) and
+the rows' positions name their shard too. A game, its end and a
+tournament's results all live on one shard, so what is said above holds
+shard by shard. One shard: the manifest and the rows as before.
+
 Crash safety: data files are written under temporary names, synced and
 renamed into place; then the manifest is replaced atomically (written aside,
 synced, renamed). A run killed at any point leaves the manifest as the last
@@ -37,7 +45,7 @@ import json
 import os
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -50,6 +58,7 @@ from eventsourcing.utils import get_topic
 
 from domain.application import Opus
 from domain.events import EVENT_TYPES
+from domain.sharding import position_of, shard_position
 from domain.tournaments.events import TOURNAMENT_EVENT_TYPES
 from projections.analytics.tables import (
     GAME_TYPES,
@@ -78,9 +87,12 @@ Event = tuple[str, Mapping[str, Any]]
 @dataclass
 class Manifest:
     """What has been exported: up to ``position``, in ``files`` (per table,
-    paths relative to the export directory)."""
+    paths relative to the export directory). With shards, up to each of
+    ``positions`` (one a shard, each naming its shard), ``position`` the
+    largest of them."""
 
     position: int = 0
+    positions: list[int] = field(default_factory=list)  # with shards: each shard's
     files: dict[str, list[str]] = field(default_factory=lambda: {t: [] for t in TABLES})
     rows: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TABLES, 0))
     games: int = 0
@@ -96,6 +108,7 @@ class Manifest:
             raise ValueError(f"{path}: manifest format {doc.get('format')!r}, not {FORMAT}")
         manifest = cls(
             position=int(doc["position"]),
+            positions=[int(p) for p in doc.get("positions", [])],
             games=int(doc["games"]),
             runs=list(doc["runs"]),
         )
@@ -109,6 +122,7 @@ class Manifest:
         doc = {
             "format": FORMAT,
             "position": self.position,
+            **({"positions": self.positions} if self.positions else {}),
             "games": self.games,
             "rows": self.rows,
             "files": self.files,
@@ -122,13 +136,42 @@ class Manifest:
         os.replace(aside, out / MANIFEST)
         _sync_dir(out)
 
+    def reached(self, shards: int) -> list[int]:
+        """Each shard's notification exported up to (its own numbering)."""
+        if shards == 1:
+            if self.positions:
+                raise ValueError("this export was made of a split store; the store is one")
+            return [self.position]
+        if not self.positions:
+            if self.position:
+                raise ValueError(
+                    f"this export was made of one store; the store has {shards} shards"
+                )
+            return [0] * shards
+        if len(self.positions) != shards:
+            raise ValueError(
+                f"this export was made of {len(self.positions)} shards; the store has {shards}"
+            )
+        return [shard_position(p, shards)[1] for p in self.positions]
+
+    def reach(self, locals_: Sequence[int]) -> None:
+        """Exported up to each shard's notification ``locals_[k]``."""
+        shards = len(locals_)
+        if shards == 1:
+            self.position = locals_[0]
+            return
+        self.positions = [position_of(k, n, shards) for k, n in enumerate(locals_)]
+        self.position = max(self.positions)
+
 
 @dataclass
 class ExportRun:
-    """What one run did."""
+    """What one run did: from ``after`` to ``stop`` (with shards, the
+    largest of each shard's, ``ranges`` each shard's own numbering)."""
 
     after: int
     stop: int
+    ranges: list[tuple[int, int]] = field(default_factory=list)
     games: int = 0
     results: int = 0
     rows: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TABLES, 0))
@@ -137,13 +180,20 @@ class ExportRun:
 
     @property
     def positions(self) -> int:
+        if len(self.ranges) > 1:
+            return sum(stop - after for after, stop in self.ranges)
         return self.stop - self.after
 
     def lines(self) -> list[str]:
         rate = self.positions / self.seconds if self.seconds else 0.0
         rows = ", ".join(f"{t} {n:,}" for t, n in self.rows.items())
+        read = f"log positions {self.after:,} -> {self.stop:,} ({self.positions:,} events)"
+        if len(self.ranges) > 1:
+            read = f"{len(self.ranges)} shards' logs ({self.positions:,} events): " + ", ".join(
+                f"shard {k} {after:,} -> {stop:,}" for k, (after, stop) in enumerate(self.ranges)
+            )
         return [
-            f"log positions {self.after:,} -> {self.stop:,} ({self.positions:,} events)",
+            read,
             f"games ended and exported: {self.games:,}; tournament results: {self.results:,}",
             f"rows: {rows}",
             f"files written: {self.files}; time {self.seconds:.2f} s ({rate:,.0f} events/s)",
@@ -159,7 +209,7 @@ def data_files(out: Path) -> dict[str, list[Path]]:
 
 
 def export(
-    app: Opus,
+    app: Opus | Sequence[Opus],
     out: Path,
     *,
     progress: Progress | None = None,
@@ -167,26 +217,40 @@ def export(
     stop: int | None = None,
 ) -> ExportRun:
     """Export what the log holds after the last run, up to its head now (or
-    ``stop``); ``progress`` is told how many log positions each page covered."""
+    ``stop``, one store's); ``progress`` is told how many log positions each
+    page covered. ``app``: the application, or every shard's (shard 0 first)."""
+    apps = [app] if isinstance(app, Opus) else list(app)
+    shards = len(apps)
+    if stop is not None and shards > 1:
+        raise ValueError("stop is a position of one log: a split store is exported to its heads")
     out.mkdir(parents=True, exist_ok=True)
     with _locked(out), no_cyclic_gc():
         manifest = Manifest.load(out)
         _remove_unlisted(out, manifest)
-        head = app.recorder.max_notification_id() or 0
-        stop = head if stop is None else min(stop, head)
-        run = ExportRun(after=manifest.position, stop=max(stop, manifest.position))
+        afters = manifest.reached(shards)
+        heads = [shard.recorder.max_notification_id() or 0 for shard in apps]
+        if stop is not None:
+            heads = [min(stop, heads[0])]
+        stops = [max(head, after) for head, after in zip(heads, afters, strict=True)]
+        run = ExportRun(
+            after=max(position_of(k, n, shards) for k, n in enumerate(afters)),
+            stop=max(position_of(k, n, shards) for k, n in enumerate(stops)),
+            ranges=list(zip(afters, stops, strict=True)),
+        )
         started = time.perf_counter()
         name = f"{run.stop:012d}-{uuid.uuid4().hex[:6]}"
         writer = _Writer(out, name, manifest)
         batch = PendingRows()
-        for games, results in _read(app, manifest.position, run.stop, batch, progress):
-            run.games += games
-            run.results += results
-            if len(batch) >= chunk_rows:
-                writer.write(batch, run)
+        for k, shard in enumerate(apps):
+            log = _Log(shard, k, shards)
+            for games, results in _read(log, afters[k], stops[k], batch, progress):
+                run.games += games
+                run.results += results
+                if len(batch) >= chunk_rows:
+                    writer.write(batch, run)
         writer.write(batch, run)
         writer.write_empty(run)
-        manifest.position = run.stop
+        manifest.reach(stops)
         manifest.games += run.games
         for table, count in run.rows.items():
             manifest.rows[table] += count
@@ -207,13 +271,27 @@ def export(
         return run
 
 
+@dataclass(frozen=True)
+class _Log:
+    """One shard's log (the whole log, with one shard): where its rows'
+    positions are numbered from."""
+
+    app: Opus
+    shard: int
+    shards: int
+
+    def position(self, local: int) -> int:
+        return position_of(self.shard, local, self.shards)
+
+
 def _read(
-    app: Opus, after: int, stop: int, batch: PendingRows, progress: Progress | None
+    log: _Log, after: int, stop: int, batch: PendingRows, progress: Progress | None
 ) -> Iterator[tuple[int, int]]:
     """Read (after, stop] page by page into ``batch``; yields, per page, the
     games ended and the tournament results read. Events are read as the
     projections read them: rows (``select_rows``) parsed straight into
     records (``EventDecoder``)."""
+    app = log.app
     decoder = EventDecoder(app.mapper)
     running: dict[str, list[Event]] = {}  # by the game's key
     position = after
@@ -227,7 +305,7 @@ def _read(
             topic = row[3]
             game_type = GAME_TOPICS.get(topic)
             if game_type is None:
-                result_rows(key, RESULT_TOPICS[topic], fields, row[0], batch)
+                result_rows(key, RESULT_TOPICS[topic], fields, log.position(row[0]), batch)
                 results += 1
                 continue
             events = running.get(key)
@@ -238,7 +316,7 @@ def _read(
                 del running[key]
                 if events[0][1]["originator_version"] != 1:
                     events[:0] = _earlier(app, decoder, fields["originator_id"], events[0][1])
-                game_rows(key, events, row[0], batch)
+                game_rows(key, events, log.position(row[0]), batch)
                 games += 1
         done = rows[-1][0] if len(rows) == PAGE else stop
         if progress is not None:

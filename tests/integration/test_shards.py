@@ -9,14 +9,19 @@ router, and each shard's log reads gap-free by itself."""
 
 from __future__ import annotations
 
+import json
 import random
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from uuid import UUID
 
+import pyarrow.parquet as pq
 import pytest
+from click.testing import CliRunner
 from eventsourcing.persistence import StoredEvent
 
+from api.cli import main
 from domain.accounts.aggregate import admission_id, name_id
 from domain.application import Opus
 from domain.bots import BOTS
@@ -24,8 +29,11 @@ from domain.pipeline import Caller
 from domain.sharding import position_of, shard_of, shard_position, tournament_shard
 from domain.simulation import play_game
 from infra.bootstrap import open_application, shard_openers
+from infra.eventlog import export_lines, game_export, tournament_lines
 from infra.settings import Settings, describe_shard
 from infra.shards import CrossShardSaveError, ShardedLogError, shard_apps
+from projections.analytics.export import Manifest, data_files
+from projections.analytics.export import export as run_export
 from tests.settings import connect_test_postgres, test_postgres_env
 
 pytestmark = pytest.mark.postgres
@@ -33,8 +41,8 @@ SHARDS = 2
 
 
 @pytest.fixture
-def settings() -> Iterator[Settings]:
-    """Settings naming two fresh databases of the shared PostgreSQL as shards."""
+def shards_env() -> Iterator[dict[str, str]]:
+    """Variables naming two fresh databases of the shared PostgreSQL as shards."""
     names = [f"opus_shard_{uuid.uuid4().hex[:10]}_{k}" for k in range(SHARDS)]
     base = test_postgres_env()
     with connect_test_postgres() as conn:
@@ -47,11 +55,16 @@ def settings() -> Iterator[Settings]:
         "OPUS_SHARDS": ",".join(f"{host}:{port}/{name}" for name in names),
     }
     try:
-        yield Settings.from_env(env)
+        yield env
     finally:
         with connect_test_postgres() as conn:
             for name in names:
                 conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def settings(shards_env: dict[str, str]) -> Settings:
+    return Settings.from_env(shards_env)
 
 
 @pytest.fixture
@@ -181,3 +194,69 @@ def test_one_entry_in_opus_shards_is_the_one_store_as_today(settings: Settings) 
         assert head is not None and outcome.position == head == position_of(0, head, 1)
     finally:
         app.close()
+
+
+# ---- the log's readers: shard by shard --------------------------------------------------
+
+
+def test_the_export_reads_shard_by_shard_resumes_per_shard_and_verifies(
+    app: Opus, shards_env: dict[str, str], tmp_path: Path
+) -> None:
+    rng = random.Random(11)
+    games = [play_game(app, 2, "random", rng)[0] for _ in range(4)]
+    running = app.create_game()
+    lines = [json.loads(line) for line in export_lines(app)]
+    where = [shard_position(line["position"], SHARDS) for line in lines]
+    assert where == sorted(where), "shard 0's log, then shard 1's, each in its order"
+    assert {shard for shard, _ in where} == {0, 1}
+    for game in [*games, running]:
+        mine = [line for line in lines if line["aggregate_id"] == str(game)]
+        assert [line["version"] for line in mine] == list(range(1, app.version(game) + 1))
+        assert {shard_position(line["position"], SHARDS)[0] for line in mine} == {
+            shard_of(game, SHARDS)
+        }
+        assert [r.position for r in game_export(app, game)] == [m["position"] for m in mine]
+    lasts = {shard: line["position"] for (shard, _), line in zip(where, lines, strict=True)}
+    assert list(export_lines(app, lasts.values())) == []
+    assert list(export_lines(app, [lasts[1]])) == list(export_lines(app, [0, lasts[1]]))
+
+    cli, log = CliRunner(), str(tmp_path / "log.ndjson")
+    exported = cli.invoke(main, ["export", "--output", log], env=shards_env)
+    assert exported.exit_code == 0, exported.output
+    for args in (["verify", "--no-views"], ["verify", "--file", log]):
+        verified = cli.invoke(main, args, env=shards_env)
+        assert verified.exit_code == 0, verified.output
+        assert "5 games verified, 0 failed" in verified.output
+    resumed = cli.invoke(
+        main, ["export", *(f"--after={p}" for p in lasts.values())], env=shards_env
+    )
+    assert resumed.exit_code == 0 and resumed.output == ""
+
+
+def test_a_tournaments_export_is_read_from_its_shard(app: Opus) -> None:
+    t = app.tournaments
+    tournament = t.create("Exported", sizes=(4, 4, 4), rounds=1).aggregate_id
+    for n in range(4):
+        t.register(tournament, f"P{n}", caller=Caller(f"{n:064x}"))
+    t.pair(tournament)
+    home = tournament_shard(tournament, SHARDS)
+    lines = [json.loads(line) for line in tournament_lines(app, tournament)]
+    assert {line["aggregate_id"] for line in lines} >= {str(tournament)}
+    assert len({line["aggregate_id"] for line in lines}) == 2  # the tournament and its game
+    assert {shard_position(line["position"], SHARDS)[0] for line in lines} == {home}
+
+
+def test_the_analytics_export_reads_every_shard_once(app: Opus, tmp_path: Path) -> None:
+    rng = random.Random(5)
+    games = [play_game(app, 2, "random", rng)[0] for _ in range(4)]
+    first = run_export(shard_apps(app), tmp_path)
+    assert first.games == 4 and len(first.ranges) == SHARDS
+    manifest = Manifest.load(tmp_path)
+    assert [shard_position(p, SHARDS)[0] for p in manifest.positions] == [0, 1]
+    games.append(play_game(app, 2, "random", rng)[0])
+    again = run_export(shard_apps(app), tmp_path)
+    assert again.games == 1
+    seats = pq.read_table([str(f) for f in data_files(tmp_path)["game"]]).to_pylist()
+    assert sorted(row["game_id"] for row in seats) == sorted(str(g) for g in games)
+    with pytest.raises(ValueError, match="split store"):
+        run_export(shard_apps(app)[0], tmp_path)

@@ -10,6 +10,7 @@ killed (SIGKILL to every process of it) mid-play and started again on the same f
   must be 99 % or more);
 - the killed shard's games answer 503 with Retry-After while it is down,
   and an id no shard that answers holds is a 503 too, never a 404;
+- /readyz names the shard that is down (and stays ready for the others);
 - once it is back its games are answered again, the service not restarted;
 - afterwards every acknowledged move is in the store exactly once: each
   game's moves carry as many command ids as moves were acknowledged, each
@@ -266,6 +267,9 @@ def test_a_killed_shard_answers_503_the_others_keep_answering_and_nothing_is_los
             assert fresh.locate(account) == 0
         with pytest.raises(ShardUnreachableError, match="shard 2"):
             fresh.locate(uuid.uuid4())
+        ready = client.get("/readyz").json["checks"]
+        assert ready["shard:0"] == ready["shard:1"] == "ok"
+        assert ready["shard:2"].startswith("unreachable") and ready["event_store"] == "ok"
         restarting = time.time()
         servers[VICTIM].start()
         back = time.time()
@@ -282,6 +286,7 @@ def test_a_killed_shard_answers_503_the_others_keep_answering_and_nothing_is_los
         recovered = time.time()
         gone = client.get(f"/games/{uuid.uuid4()}/legal-moves", headers=bearer("x" * 43))
         assert gone.status_code == 404
+        assert client.get("/readyz").json["checks"]["shard:2"] == "ok"
     finally:
         stop.set()
         for thread in threads:
