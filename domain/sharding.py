@@ -91,3 +91,22 @@ def upstream_name(shard: int) -> str:
     """The name a view tracks a shard's log under: ``Opus`` for shard 0 (a
     view made before shards keeps its tracking), ``Opus.<k>`` for shard k."""
     return "Opus" if shard == 0 else f"Opus.{shard}"
+
+
+# ---- one order across shards ----------------------------------------------------------
+#
+# What the read side folds across aggregates of different shards (an
+# account's games, the last games to end, the ratings) needs one order that
+# does not depend on which shard's events a reader met first. It is the
+# events' own: their timestamp (the ISO 8601 text stored, in UTC, which
+# sorts as time does), then the shard, then the notification. Within a
+# shard it is the timestamps' order, which may differ from the log's where
+# two commands' clocks cross; with one shard the log's order is used
+# instead (no reader meets its events in any other).
+
+
+def order_key(timestamp: str, position: int, shards: int) -> tuple[str, int, int]:
+    """Where the event at ``position`` (a position a client sees), stamped
+    ``timestamp``, stands in the order across shards."""
+    shard, local = shard_position(position, shards)
+    return timestamp, shard, local

@@ -17,6 +17,11 @@ account a seat or registration belongs to. Keys:
   a registration from 1, as the events number them).
 
 Nothing secret is kept: no session, key or passkey, and no token hash.
+
+With several shards (projections/order.py) the games and tournaments
+lists are in the order across shards of the event that listed each, and
+an adopted token is the account's for seats taken after its adoption in
+that order (``hold``'s and ``account_of``'s ``at``).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from domain.disclosure import ORGANISER, disclose
 from domain.events import GameCreated, GameStarted, PlayerJoined, PlayerLeft
 from domain.tournaments.events import PlayerRegistered, TournamentCreated
 from projections.base import Fields, ViewProjection, on
+from projections.order import Key, key_of, keys_key, place, remove
 from projections.view import Transaction
 
 
@@ -37,18 +43,29 @@ def holder_key(token_hash: str) -> str:
     return hashlib.sha256(f"holder:{token_hash}".encode()).hexdigest()[:32]
 
 
-def hold(tx: Transaction, account: str, token_hashes: list[str]) -> None:
+def hold(tx: Transaction, account: str, token_hashes: list[str], at: Key | None = None) -> None:
     """These token hashes are the account's from now on (its holder hash at
-    its opening; the tokens a browser held when it signed in, adopted)."""
+    its opening; the tokens a browser held when it signed in, adopted); with
+    several shards, from ``at`` on in the order across shards."""
     for token_hash in token_hashes:
-        tx.put(f"holder:{holder_key(token_hash)}", account)
+        key = f"holder:{holder_key(token_hash)}"
+        tx.put(key, account)
+        if at is not None:
+            tx.put(keys_key(key), at)
 
 
-def account_of(tx: Transaction, token_hash: str) -> str | None:
-    """The account whose holder hash this is, as this view has it."""
+def account_of(tx: Transaction, token_hash: str, at: Key | None = None) -> str | None:
+    """The account whose holder hash this is, as this view has it; with
+    several shards, for a seat taken at ``at``: none if the account took
+    the token later."""
     if not token_hash:
         return None
-    found: str | None = tx.peek(f"holder:{holder_key(token_hash)}")
+    key = f"holder:{holder_key(token_hash)}"
+    found: str | None = tx.peek(key)
+    if found is not None and at is not None:
+        since: Key | None = tx.peek(keys_key(key))
+        if since is not None and at < since:
+            return None
     return found
 
 
@@ -59,13 +76,13 @@ class AccountsView(ViewProjection):
     def _opened(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
         doc = {"id": key, "name": p["name"], "kind": p["kind"], "since": p["timestamp"]}
         tx.put(f"account:{key}", doc)
-        hold(tx, key, [p["holder_hash"]])
+        hold(tx, key, [p["holder_hash"]], key_of(self.view, p, position))
 
     @on(TokensAdopted)
     def _adopted(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
         """Seats taken with these tokens from now on are the account's; the
         games they sat at before stay the token's (decided in the README)."""
-        hold(tx, key, list(p["token_hashes"]))
+        hold(tx, key, list(p["token_hashes"]), key_of(self.view, p, position))
 
     @on(Renamed)
     def _renamed(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
@@ -74,21 +91,26 @@ class AccountsView(ViewProjection):
     @on(GameCreated)
     def _created(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
         known = disclose(kind, p, ORGANISER, ended=False)
-        account = account_of(tx, known["organiser_hash"])
+        at = key_of(self.view, p, position)
+        account = account_of(tx, known["organiser_hash"], at)
         if account is not None:
-            tx.doc(f"games:{account}", []).append({"game": game, "seat": None, "organiser": True})
+            games: list[dict[str, Any]] = tx.doc(f"games:{account}", [])
+            entry = {"game": game, "seat": None, "organiser": True}
+            games.insert(place(tx, f"games:{account}", at, games), entry)
 
     @on(PlayerJoined)
     def _joined(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
         known = disclose(kind, p, ORGANISER, ended=False)
-        account = account_of(tx, known["token_hash"])
+        at = key_of(self.view, p, position)
+        account = account_of(tx, known["token_hash"], at)
         # before the start a seat may still move (PlayerLeft): who sits where
         tx.doc(f"seated:{game}", []).append(account)
         if account is not None:
-            self._seat(tx, account, game, p["player"])
+            self._seat(tx, account, game, p["player"], at)
 
-    @staticmethod
-    def _seat(tx: Transaction, account: str, game: str, seat: int | None) -> None:
+    def _seat(
+        self, tx: Transaction, account: str, game: str, seat: int | None, at: Key | None
+    ) -> None:
         members: dict[str, str] = tx.doc(f"members:{game}", {})
         for number, member in list(members.items()):
             if member == account:
@@ -100,11 +122,14 @@ class AccountsView(ViewProjection):
             if entry["game"] == game:
                 if seat is None and not entry.get("organiser"):
                     del games[n]  # its seat removed: no game of its any more
+                    if self.view.shards > 1:
+                        remove(tx, f"games:{account}", n)
                 else:
                     entry["seat"] = seat
                 return
         if seat is not None:
-            games.append({"game": game, "seat": seat, "organiser": False})
+            entry = {"game": game, "seat": seat, "organiser": False}
+            games.insert(place(tx, f"games:{account}", at, games), entry)
 
     @on(PlayerLeft)
     def _left(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
@@ -114,10 +139,10 @@ class AccountsView(ViewProjection):
         if left < len(seated):
             gone = seated.pop(left)
             if gone is not None:
-                self._seat(tx, gone, game, None)
+                self._seat(tx, gone, game, None, None)
         for seat, account in enumerate(seated[left:], start=left):
             if account is not None:
-                self._seat(tx, account, game, seat)
+                self._seat(tx, account, game, seat, None)  # listed already
 
     @on(GameStarted)
     def _started(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
@@ -126,15 +151,20 @@ class AccountsView(ViewProjection):
     @on(PlayerRegistered)
     def _registered(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
         known = disclose(kind, p, ORGANISER, ended=False)
-        account = account_of(tx, known["token_hash"])
+        at = key_of(self.view, p, position)
+        account = account_of(tx, known["token_hash"], at)
         if account is not None:
             entries: list[dict[str, Any]] = tx.doc(f"tournaments:{account}", [])
-            entries.append({"tournament": key, "player": p["player"]})
+            entry = {"tournament": key, "player": p["player"]}
+            entries.insert(place(tx, f"tournaments:{account}", at, entries), entry)
             tx.doc(f"members:{key}", {})[str(p["player"])] = account
 
     @on(TournamentCreated)
     def _tournament(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
         known = disclose(kind, p, ORGANISER, ended=False)
-        account = account_of(tx, known["organiser_hash"])
+        at = key_of(self.view, p, position)
+        account = account_of(tx, known["organiser_hash"], at)
         if account is not None:
-            tx.doc(f"tournaments:{account}", []).append({"tournament": key, "player": None})
+            entries: list[dict[str, Any]] = tx.doc(f"tournaments:{account}", [])
+            entry = {"tournament": key, "player": None}
+            entries.insert(place(tx, f"tournaments:{account}", at, entries), entry)

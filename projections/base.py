@@ -89,12 +89,20 @@ class ViewProjection(Projection[View]):
     def process_event(self, domain_event: Any, tracking: Tracking) -> None:
         raise NotImplementedError(f"{self.name} projects records: process_events")
 
-    def process_events(self, records: Sequence[DecodedEvent], positions: Sequence[int]) -> None:
+    def process_events(
+        self,
+        records: Sequence[DecodedEvent],
+        positions: Sequence[int],
+        shown: Sequence[int] | None = None,
+    ) -> None:
         """Project records inside the view's open batch (``records[i]`` is at
-        ``positions[i]``, ascending), skipping those at or below its position.
-        Only the records of the classes it handles are visited (``Batch``
-        indexes them by class). On an error, ``view.batch_position`` is the
-        position of the last record done."""
+        ``positions[i]`` of the log the view follows now, ascending), skipping
+        those at or below its position. Only the records of the classes it
+        handles are visited (``Batch`` indexes them by class). On an error,
+        ``view.batch_position`` is the position of the last record done.
+        ``shown``: the positions a client sees of the records, which the
+        handlers get (a shard's events: domain.sharding.position_of); the
+        log's own positions when None (one log)."""
         view = self.view
         tx = view.batch_tx
         if tx is None:
@@ -105,6 +113,7 @@ class ViewProjection(Projection[View]):
         if start >= end:
             return
         handlers = self._handlers
+        given = positions if shown is None else shown
         todo = self._todo(records)
         if start:
             todo = todo[bisect.bisect_left(todo, start) :]
@@ -112,7 +121,7 @@ class ViewProjection(Projection[View]):
         try:
             for i in todo:
                 cls, kind, key, fields = records[i]
-                handlers[cls](self, kind, key, fields, tx, positions[i])  # type: ignore[misc]
+                handlers[cls](self, kind, key, fields, tx, given[i])  # type: ignore[misc]
         except BaseException:
             if i > start:
                 view.batch_position = positions[i - 1]

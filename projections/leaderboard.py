@@ -17,6 +17,9 @@ An account (domain/accounts) is one player whatever name a seat shows:
 its rows' player id is the account's public id, its name the account's
 (``AccountOpened``, ``Renamed``), found from the seat's token hash by
 ``holder:<holder key>`` (projections/accounts.py's ``holder_key``).
+
+With several shards, "the name last played under" is that of the game
+that ended last in the order across shards (projections/order.py).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from domain.disclosure import ORGANISER, disclose
 from domain.events import GameEnded, PlayerJoined, PlayerLeft
 from projections.accounts import account_of, hold
 from projections.base import Fields, ViewProjection, on
+from projections.order import is_latest, key_of
 from projections.view import Transaction
 
 
@@ -37,12 +41,12 @@ class Leaderboard(ViewProjection):
 
     @on(AccountOpened)
     def _account(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
-        hold(tx, key, [p["holder_hash"]])
+        hold(tx, key, [p["holder_hash"]], key_of(self.view, p, position))
         tx.put(f"name:{key}", p["name"])
 
     @on(TokensAdopted)
     def _adopted(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
-        hold(tx, key, list(p["token_hashes"]))
+        hold(tx, key, list(p["token_hashes"]), key_of(self.view, p, position))
 
     @on(Renamed)
     def _renamed(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
@@ -51,7 +55,7 @@ class Leaderboard(ViewProjection):
     @on(PlayerJoined)
     def _joined(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
         known = disclose("PlayerJoined", p, ORGANISER, ended=False)
-        account = account_of(tx, known["token_hash"])
+        account = account_of(tx, known["token_hash"], key_of(self.view, p, position))
         if account is not None:  # an account's row keeps the account's name
             seat = [account, None]
         else:
@@ -67,13 +71,14 @@ class Leaderboard(ViewProjection):
         key = f"{game}:players"
         seats: list[Any] = tx.peek(key) or []
         scores, winners = p["scores"], p["winners"]
+        at = key_of(self.view, p, position)
         for seat, joined in enumerate(seats):
             # a game that began before identities kept only the name
             player, name = joined if isinstance(joined, list) else (player_id("", joined), joined)
             tx.incr("games", player, 1)
             tx.incr("points", player, scores[seat])
             tx.incr("wins", player, 1 if seat in winners else 0)
-            if name is not None:
+            if name is not None and is_latest(tx, f"name:{player}", at):
                 tx.put(f"name:{player}", name)
         tx.delete(key)
 

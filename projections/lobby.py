@@ -12,7 +12,8 @@ No other view lists games: each keys its documents by the game. Keys:
   position of its GameCreated): a game moves from one to the next, and
   leaves ``running`` when it ends;
 - ``ended``: a document, the last ``RECENT`` games to end, the latest last
-  (a list every ended game would grow without bound);
+  (a list every ended game would grow without bound); with several shards,
+  latest by their GameEnded's order across shards (projections/order.py);
 - ``<tournament>`` (name, status, when created) and the sorted set
   ``tournaments``.
 
@@ -32,6 +33,7 @@ from domain.events import (
 )
 from domain.tournaments.events import TournamentCreated, TournamentFinished
 from projections.base import Fields, ViewProjection, on
+from projections.order import key_of, place, trim
 from projections.view import Transaction
 
 RECENT = 20  # ended games the lobby keeps
@@ -89,8 +91,11 @@ class Lobby(ViewProjection):
         doc["winners"] = list(p["winners"])
         tx.zremove("running", game)
         ended: list[str] = tx.doc("ended", [])
-        ended.append(game)
+        at = key_of(self.view, p, position)  # several shards: by when they ended
+        ended.insert(place(tx, "ended", at, ended), game)
         del ended[:-RECENT]
+        if at is not None:
+            trim(tx, "ended", RECENT)
 
     @on(TournamentCreated)
     def _tournament(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:

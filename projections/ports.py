@@ -26,7 +26,7 @@ which /readyz reads (``beats``) to tell a dead projector from an idle one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -119,11 +119,15 @@ class ViewStore(Protocol):
         expected: int | None,
         position: int,
         active: tuple[str, str] | None = None,
+        *,
+        holds: Mapping[str, int | None] | None = None,
     ) -> None:
         """Apply ``changes`` and set the position to ``position``, atomically,
-        if the stored position is ``expected`` and, when ``active`` is
-        (projection, generation), that generation is still the active one;
-        else raise TrackingConflictError and write nothing."""
+        if the stored position is ``expected``, every position of ``holds``
+        (the view's other upstream logs: a sharded store's other shards) is
+        as stored, and, when ``active`` is (projection, generation), that
+        generation is still the active one; else raise TrackingConflictError
+        and write nothing."""
         ...
 
     def active_generation(self, projection: str) -> str:
@@ -161,3 +165,12 @@ class ViewStore(Protocol):
 
 def namespace(projection: str, generation: str) -> str:
     return f"{projection}.{generation}"
+
+
+def moved(stored: Mapping[str, int | None], holds: Mapping[str, int | None]) -> str | None:
+    """Which of the positions ``holds`` believes differs from the one stored
+    (a commit's check of the view's other upstreams), said; None if none."""
+    for name, believed in sorted(holds.items()):
+        if stored.get(name) != believed:
+            return f"{name} is at position {stored.get(name)}, not {believed}"
+    return None

@@ -6,6 +6,12 @@ makes a query wait, at most ``timeout`` seconds, until the projection has
 reached that position: a client that just made a move reads its own write.
 A query never reads an event: ``head()`` asks the log only for its last
 position (an ``after`` past it can never be reached).
+
+A sharded event store (``shards``): each view tracks a position per shard's
+log (domain.sharding.upstream_name), and a position a client sees names a
+shard and its notification (domain.sharding.position_of): ``after=`` waits
+for that shard's position only, and ``heads()`` and ``lags()`` are each
+shard's. With one shard (the default) positions are the log's own, as ever.
 """
 
 from __future__ import annotations
@@ -13,9 +19,11 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 from uuid import UUID
 
+from domain.sharding import position_of, shard_position, upstream_name
 from projections.accounts import AccountsView
 from projections.hands import Hands
 from projections.leaderboard import Leaderboard
@@ -41,16 +49,59 @@ class Queries:
         application_name: str = APPLICATION_NAME,
         *,
         head: Callable[[], int] | None = None,
+        shards: int = 1,
+        heads: Callable[[], Sequence[int]] | None = None,
     ) -> None:
+        """``head``: the log's last position (one shard); ``heads``: each
+        shard's last notification, by shard (several)."""
+        if shards < 1:
+            raise ValueError(f"{shards} shards: there must be one or more")
         self.store = store
+        self.shards = shards
         self.application_name = application_name
-        self._head = head
+        # the name each shard's position is tracked under, by shard
+        self.upstreams = (
+            [application_name] if shards == 1 else [upstream_name(k) for k in range(shards)]
+        )
+        if heads is None and head is not None:
+            heads = partial(_one, head)
+        self._heads = heads
+
+    def heads(self) -> list[int]:
+        """Each shard's last notification (0 when empty), by shard."""
+        if self._heads is None:
+            raise RuntimeError("these queries were opened without the event log's head")
+        found = list(self._heads())
+        if len(found) != self.shards:
+            raise RuntimeError(f"{len(found)} heads for {self.shards} shard(s)")
+        return found
 
     def head(self) -> int:
-        """The log's last position: no view can ever show a later one."""
-        if self._head is None:
-            raise RuntimeError("these queries were opened without the event log's head")
-        return self._head()
+        """The log's last position: no view can ever show a later one. With
+        shards, the largest position a client sees of a shard's last
+        notification (``in_log`` tells whether a position is written)."""
+        return max(position_of(k, head, self.shards) for k, head in enumerate(self.heads()))
+
+    def in_log(self, position: int) -> bool:
+        """Is ``position`` (a position a client sees) written in its shard's log?"""
+        shard, local = shard_position(position, self.shards)
+        return local <= self.heads()[shard]
+
+    def lags(
+        self,
+        projection: str,
+        heads: Sequence[int] | None = None,
+        *,
+        generation: str | None = None,
+    ) -> dict[int, int]:
+        """How far ``projection`` is behind each shard's log (``heads``, the
+        logs' now when None), by shard: notifications not yet taken in."""
+        heads = self.heads() if heads is None else heads
+        lags = {}
+        for shard, head in enumerate(heads):
+            reached = self.position(projection, shard=shard, generation=generation) or 0
+            lags[shard] = max(0, head - reached)
+        return lags
 
     def _ns(self, projection: str, generation: str | None) -> str:
         return namespace(projection, generation or self.store.active_generation(projection))
@@ -70,9 +121,12 @@ class Queries:
         epoch; projections/runner.py writes it while following)."""
         return self.store.beats()
 
-    def position(self, projection: str, *, generation: str | None = None) -> int | None:
-        """The last position ``projection`` has taken in (None: nothing yet)."""
-        return self.store.position(self._ns(projection, generation), self.application_name)
+    def position(
+        self, projection: str, *, shard: int = 0, generation: str | None = None
+    ) -> int | None:
+        """The last position ``projection`` has taken in (None: nothing yet);
+        with shards, the last notification of shard ``shard``'s log."""
+        return self.store.position(self._ns(projection, generation), self.upstreams[shard])
 
     def wait_for(
         self,
@@ -83,18 +137,26 @@ class Queries:
         generation: str | None = None,
     ) -> None:
         """Block until ``projection`` (or each of several) has reached
-        ``position``, or raise TimeoutError after ``timeout`` seconds."""
+        ``position``, or raise TimeoutError after ``timeout`` seconds. With
+        shards, ``position`` names a shard and its notification: that
+        shard's position is waited for, the others' are not looked at."""
         names = [projection] if isinstance(projection, str) else list(projection)
+        shard, local = shard_position(position, self.shards)
         deadline = time.monotonic() + timeout
         pause = 0.002
         while names:
-            reached = self.position(names[0], generation=generation)
-            if reached is not None and reached >= position:
+            reached = self.position(names[0], shard=shard, generation=generation)
+            if reached is not None and reached >= local:
                 names.pop(0)
                 continue
             if time.monotonic() >= deadline:
+                wanted = str(position)
+                if self.shards > 1:
+                    wanted = f"{position} (shard {shard}'s notification {local})"
                 raise TimeoutError(
-                    f"{names[0]} is at position {reached}, not yet {position} (waited {timeout} s)"
+                    f"{names[0]} is at position {reached}"
+                    + (f" of shard {shard}" if self.shards > 1 else "")
+                    + f", not yet {wanted} (waited {timeout} s)"
                 )
             time.sleep(pause)
             pause = min(pause * 2, 0.05)
@@ -390,3 +452,8 @@ class Queries:
         """The documents there are of these keys, in order."""
         docs = (self._doc(ns, key) for key in keys)
         return [doc for doc in docs if doc is not None]
+
+
+def _one(head: Callable[[], int]) -> list[int]:
+    """The heads of a log of one shard."""
+    return [head()]

@@ -27,10 +27,20 @@ or a token the account adopted before the seat was taken). Keys:
 
 No token hash is kept (only ``holder_key``'s hash of it), and nothing hidden:
 recipe ids on tables and Sequence stages are open (R1.3).
+
+With several shards, games are rated in the order of their GameEnded across
+shards (``domain.sharding.order_key``: timestamp, shard, notification), not
+as they arrive: ``games@order`` keeps, beside each rated game, its key and
+its members' ratings before it, and ``rated@last`` the last key. A game
+that sorts before games rated already is put in its place and those after
+it are rated again, from their members' ratings before the first of them
+(out-of-order arrivals come from a shard that lagged: few, and recent).
+So the view is the same whichever shard a runner or a rebuild read first.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 from typing import Any
 
@@ -55,6 +65,7 @@ from domain.ratings import (
     PARAMETERS,
     Ledger,
     Parameters,
+    RatedGame,
     Rating,
     Sitting,
     history_point,
@@ -68,10 +79,14 @@ from domain.ratings import (
 )
 from projections.accounts import account_of, hold
 from projections.base import EventDecoder, Fields, ViewProjection, on, read_rows
+from projections.order import Key, key_of
 from projections.ports import ViewStore
 from projections.view import APPLICATION_NAME, Transaction
 
 MICRO = 1_000_000  # the board's scores: μ − 3σ in millionths
+# several shards: each rated game's key and its members' ratings before it; the last key
+ORDER = "games@order"
+LAST = "rated@last"
 
 
 def board_score(mu: float, sigma: float) -> int:
@@ -86,12 +101,12 @@ class RatingsView(ViewProjection):
 
     @on(AccountOpened)
     def _opened(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
-        hold(tx, key, [p["holder_hash"]])
+        hold(tx, key, [p["holder_hash"]], key_of(self.view, p, position))
         tx.put(f"account:{key}", {"name": p["name"], "kind": p["kind"]})
 
     @on(TokensAdopted)
     def _adopted(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
-        hold(tx, key, list(p["token_hashes"]))
+        hold(tx, key, list(p["token_hashes"]), key_of(self.view, p, position))
 
     @on(Renamed)
     def _renamed(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
@@ -115,7 +130,8 @@ class RatingsView(ViewProjection):
 
     @on(PlayerJoined)
     def _joined(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
-        account = account_of(tx, disclose(kind, p, ORGANISER, ended=False)["token_hash"])
+        token_hash = disclose(kind, p, ORGANISER, ended=False)["token_hash"]
+        account = account_of(tx, token_hash, key_of(self.view, p, position))
         key = f"game:{game}"
         sitting = self._sitting(tx, key)
         if sitting is None:
@@ -164,6 +180,13 @@ class RatingsView(ViewProjection):
         rated = sitting.rated(game, position, p["scores"])
         if rated is None:
             return
+        at = key_of(self.view, p, position)
+        if at is not None:
+            last: Key | None = tx.peek(LAST)
+            if last is not None and at < last:
+                self._rate_again(tx, at, rated)
+                return
+            tx.put(LAST, at)
         seats: dict[str, dict[str, Any]] = tx.doc("seats", {})
         kept: dict[str, dict[str, Any]] = {}
         current: dict[str, Rating] = {}
@@ -188,6 +211,71 @@ class RatingsView(ViewProjection):
         for seat in doc["seats"]:
             tx.append(f"history:{seat['account']}", history_point(doc, seat))
         tx.put("meta", record(self.params))
+        if at is not None:
+            before = {m: list(current[m]) if m in current else None for m in rated.members()}
+            tx.append(ORDER, [*at, before])
+
+    def _rate_again(self, tx: Transaction, at: Key, rated: RatedGame) -> None:
+        """Several shards: ``rated`` sorts before games rated already. Put it
+        in its place and rate it and every game after it again, from their
+        members' ratings before the first of them; rewrite what changed."""
+        order = tx.items(ORDER)
+        docs = tx.items("games")
+        start = bisect.bisect_right([entry[:3] for entry in order], at)
+        later = [(order[i], RatedGame.from_doc(docs[i])) for i in range(start, len(order))]
+        seats: dict[str, dict[str, Any]] = tx.doc("seats", {})
+        # each member's rating and games before ``start``: before the first
+        # later game it sat at, else as it stands now (none after ``start``)
+        members = {m for _, game in later for m in game.members()} | set(rated.members())
+        current: dict[str, Rating] = {}
+        played: dict[str, int] = {}
+        for member in members:
+            now = seats.get(member) if is_seat(member) else tx.peek(f"rating:{member}")
+            played[member] = 0 if now is None else now["games"]
+            played[member] -= sum(member in game.members() for _, game in later)
+            first = next((entry[3] for entry, game in later if member in entry[3]), None)
+            if first is not None:
+                if first[member] is not None:
+                    current[member] = (first[member][0], first[member][1])
+            elif now is not None:
+                current[member] = (now["mu"], now["sigma"])
+        replayed = [(at, rated), *((entry[:3], game) for entry, game in later)]
+        history: dict[str, list[dict[str, Any]]] = {}
+        for index, (key, game) in enumerate(replayed, start=start):
+            before = {m: list(current[m]) if m in current else None for m in game.members()}
+            after = rate_game(self.params, current, game)
+            current.update(after)
+            for member in after:
+                played[member] += 1
+            doc = game.to_doc(after)
+            self._put(tx, "games", index, len(docs), doc)
+            self._put(tx, ORDER, index, len(order), [*key, before])
+            for seat in doc["seats"]:
+                history.setdefault(seat["account"], []).append(history_point(doc, seat))
+            for member, (mu, sigma) in after.items():
+                if is_seat(member):
+                    seats[member] = {"mu": mu, "sigma": sigma, "games": played[member]}
+                    continue
+                rating = {"mu": mu, "sigma": sigma, "games": played[member]}
+                tx.put(f"rating:{member}", {**rating, "position": game.position})
+                tx.zremove("board", member)
+                tx.incr("board", member, board_score(mu, sigma))
+        for account, points in history.items():
+            key = f"history:{account}"
+            stored = len(tx.items(key))
+            first_index = stored - (len(points) - 1 if account in rated.members() else len(points))
+            for offset, point in enumerate(points):
+                self._put(tx, key, first_index + offset, stored, point)
+        tx.put("meta", record(self.params))
+
+    @staticmethod
+    def _put(tx: Transaction, key: str, index: int, length: int, value: Any) -> None:
+        """Item ``index`` of a list ``length`` long becomes ``value`` (one past
+        its end: appended)."""
+        if index < length:
+            tx.replace(key, index, value)
+        else:
+            tx.append(key, value)
 
 
 # ---- reading it ------------------------------------------------------------------------------

@@ -16,6 +16,16 @@ each commits once per batch, with the batch's last position.
 With ``workers``, the projections are shared out among that many processes,
 each making its own pass over the log: Python runs one projection at a
 time per process, and the machine has more cores than one.
+
+A sharded event store (a list of applications, index = shard) is rebuilt
+from every shard's log, the home shard's first, each tracked under its own
+name (domain.sharding.upstream_name), and "as of" names a position per
+shard (``asof<n0>-<n1>…``): the views as they stood when each shard's log
+had reached its own. The projections' order across shards does not
+depend on which shard is read first (README, read-side decisions), so a
+rebuild equals a live view whatever order the runner met the events in.
+Workers share out one log's projections only: a sharded rebuild runs in
+this process.
 """
 
 from __future__ import annotations
@@ -23,7 +33,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
@@ -72,9 +82,11 @@ COSTS = {
 class Rebuilt:
     projections: list[str]
     generation: str
-    position: int  # where the rebuilt views stand
+    # where the rebuilt views stand: with shards, the positions of the logs covered, summed
+    position: int
     events: int  # notifications read: only the event types the projections read
     seconds: float
+    positions: tuple[int, ...] = ()  # where they stand in each shard's log
 
     @property
     def rate(self) -> float:
@@ -86,24 +98,38 @@ def new_generation() -> str:
     return f"g{time.time_ns() // 1000}"
 
 
-def as_of_generation(position: int) -> str:
-    return f"asof{position}"
+def as_of_generation(position: int | Sequence[int]) -> str:
+    """The generation of the views as of a position (one log's), or of a
+    position per shard."""
+    if isinstance(position, int):
+        return f"asof{position}"
+    return "asof" + "-".join(str(p) for p in position)
 
 
 def rebuild(
     store: ViewStore,
-    app: Application[Any],
+    app: Application[Any] | Sequence[Application[Any]],
     classes: list[type[ViewProjection]],
     *,
-    as_of: int | None = None,
+    as_of: int | Sequence[int] | None = None,
     blue_green: bool = False,
     batch_size: int = BATCH_SIZE,
     progress: Progress | None = None,
     workers: Workers | None = None,
 ) -> Rebuilt:
-    """Rebuild ``classes`` from ``app``'s log into ``store``."""
+    """Rebuild ``classes`` from ``app``'s log (or each shard's, a list of
+    applications) into ``store``; ``as_of``: a position of the one log, or
+    a list of one position per shard."""
+    apps = list(app) if isinstance(app, Sequence) else [app]
+    shards = len(apps)
     if as_of is not None and blue_green:
         raise ValueError("--as-of builds a view beside the live one; it cannot be swapped in")
+    ends_as_of = None if as_of is None else ([as_of] if isinstance(as_of, int) else list(as_of))
+    if ends_as_of is not None and len(ends_as_of) != shards:
+        raise ValueError(
+            f"as of {len(ends_as_of)} position(s): the event store has {shards} shard(s), "
+            "name a position of each"
+        )
     started = time.perf_counter()
     names = [cls.name for cls in classes]
     if as_of is not None:
@@ -118,16 +144,18 @@ def rebuild(
         store.drop(namespace(cls.name, target))
         # In place, the view follows the active generation, so a swap made
         # meanwhile by someone else is refused rather than overwritten.
-        view = View(store, cls.name, generation or None, fresh=True)
+        view = View(store, cls.name, generation or None, fresh=True, shards=shards)
         projections.append(cls(view))
-    end = as_of if as_of is not None else (app.recorder.max_notification_id() or 0)
-    if workers is not None and workers.count > 1 and len(classes) > 1:
+    ends = ends_as_of if ends_as_of is not None else [head_of(a) for a in apps]
+    if workers is not None and workers.count > 1 and len(classes) > 1 and shards == 1:
         targets = [(p.name, p.view.generation) for p in projections]
-        events = replay_in_processes(workers, targets, end, batch_size, progress)
+        events = replay_in_processes(workers, targets, ends[0], batch_size, progress)
         for projection in projections:
             projection.view.forget()  # written by the workers: read again
     else:
-        events = replay(app, projections, 0, end, batch_size, progress)
+        events = 0
+        for shard, (shard_app, end) in enumerate(zip(apps, ends, strict=True)):
+            events += replay(shard_app, projections, 0, end, batch_size, progress, shard=shard)
     if blue_green:
         for cls, projection in zip(classes, projections, strict=True):
             old = store.active_generation(cls.name)
@@ -139,9 +167,25 @@ def rebuild(
         # its next commit and catches them up too: whichever commits second
         # is refused by the position check, and that is fine.
         with contextlib.suppress(TrackingConflictError):
-            events += replay(app, projections, end, app.recorder.max_notification_id() or 0)
-    position = max([end, *(p.view.position or 0 for p in projections)])
-    return Rebuilt(names, generation or "active", position, events, time.perf_counter() - started)
+            for shard, (shard_app, end) in enumerate(zip(apps, ends, strict=True)):
+                events += replay(shard_app, projections, end, head_of(shard_app), shard=shard)
+    positions = []
+    for shard, end in enumerate(ends):
+        reached = [p.view.position_of(p.view.upstreams[shard]) or 0 for p in projections]
+        positions.append(max([end, *reached]))
+    return Rebuilt(
+        names,
+        generation or "active",
+        sum(positions),
+        events,
+        time.perf_counter() - started,
+        tuple(positions),
+    )
+
+
+def head_of(app: Application[Any]) -> int:
+    """A log's last position (0 when empty)."""
+    return app.recorder.max_notification_id() or 0
 
 
 def replay_in_processes(
@@ -215,9 +259,12 @@ def replay(
     end: int,
     batch_size: int = BATCH_SIZE,
     progress: Progress | None = None,
+    *,
+    shard: int = 0,
 ) -> int:
-    """Project the notifications after ``after`` up to ``end``; returns how
-    many were read. Every projection's position ends at ``end``."""
+    """Project the notifications after ``after`` up to ``end`` (of shard
+    ``shard``'s log, when the views follow several); returns how many were
+    read. Every projection's position of that log ends at ``end``."""
     decoder = EventDecoder(app.mapper)
     # Only the event types these projections read: the store filters the rest
     # out (a rebuild of the leaderboard reads one event in seventy).
@@ -232,7 +279,7 @@ def replay(
             events, decode_error = decoder.decode(rows, text_ids=text_ids)
             positions = [row[0] for row in rows]
             for projection in projections:
-                project_batch(projection, rows, events, app.name, decode_error, positions)
+                project_batch(projection, rows, events, decode_error, positions, shard)
             if decode_error is not None:  # every view held it: read on after it
                 rows, positions = rows[: len(events) + 1], positions[: len(events) + 1]
             if progress is not None:
@@ -244,6 +291,8 @@ def replay(
     for projection in projections:
         # A position with no event of its own (the log's end, or an as-of
         # position between events) is still where the view stands.
-        if (projection.view.position or 0) < end:
-            projection.view.insert_tracking(Tracking(app.name, end))
+        view = projection.view
+        view.follow(shard)
+        if (view.position or 0) < end:
+            view.insert_tracking(Tracking(view.application_name, end))
     return read

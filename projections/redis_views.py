@@ -26,7 +26,7 @@ share its slot.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -39,6 +39,7 @@ from projections.ports import (
     Changes,
     TrackingConflictError,
     ViewStoreUnavailableError,
+    moved,
     patched,
 )
 from projections.redis_client import (
@@ -180,6 +181,8 @@ class RedisViewStore:
         expected: int | None,
         position: int,
         active: tuple[str, str] | None = None,
+        *,
+        holds: Mapping[str, int | None] | None = None,
     ) -> None:
         tracking = self._tracking(ns)
         # one slot on a cluster: its master's own connection (redis_client.for_key)
@@ -193,6 +196,11 @@ class RedisViewStore:
                 raise TrackingConflictError(
                     f"{ns} is at position {stored_position}, not {expected}"
                 )
+            if holds:
+                others: dict[str, str] = pipe.hgetall(tracking)
+                conflict = moved({k: int(v) for k, v in others.items()}, holds)
+                if conflict is not None:
+                    raise TrackingConflictError(f"{ns}: {conflict}")
             if active is not None:
                 current = pipe.get(self._active(active[0])) or DEFAULT_GENERATION
                 if current != active[1]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import count, repeat
 from pathlib import Path
@@ -23,6 +23,7 @@ from projections.ports import (
     Changes,
     TrackingConflictError,
     ViewStoreUnavailableError,
+    moved,
     patched,
 )
 
@@ -140,6 +141,8 @@ class SQLiteViewStore:
         expected: int | None,
         position: int,
         active: tuple[str, str] | None = None,
+        *,
+        holds: Mapping[str, int | None] | None = None,
     ) -> None:
         with self._lock:
             c = self._conn
@@ -149,6 +152,11 @@ class SQLiteViewStore:
                 raise ViewStoreUnavailableError(f"{self.path}: {e}") from e
             try:
                 self._check(ns, application_name, expected, active)
+                if holds:
+                    sql = "SELECT application_name, notification_id FROM view_tracking WHERE ns=?"
+                    conflict = moved(dict(c.execute(sql, (ns,)).fetchall()), holds)
+                    if conflict is not None:
+                        raise TrackingConflictError(f"{ns}: {conflict}")
                 self._write(ns, changes)
                 c.execute(
                     "INSERT INTO view_tracking VALUES (?, ?, ?) ON CONFLICT (ns, application_name) "

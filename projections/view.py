@@ -10,7 +10,13 @@ commit per few hundred events and live events still land at once.
 Documents read by a projection are kept (decoded) across batches: the view
 is its namespace's only writer, and the tracking compare-and-set on every
 commit proves it, so a cached document can only be stale after a failed
-commit, when the whole cache is dropped. A projection may also keep there
+commit, when the whole cache is dropped.
+
+A view of a sharded event store follows every shard's log (``shards``): it
+tracks a position per shard, under ``domain.sharding.upstream_name(k)``,
+and a batch holds one shard's events (``follow(k)`` before it). Its commit
+sets that shard's position and checks every other shard's too, so the one
+cache stays sound: no other writer can have moved any of them. A projection may also keep there
 what it folds from its own values (``Transaction.keep``: never written,
 dropped with the rest) and read its lists back (``Transaction.items``).
 """
@@ -25,6 +31,7 @@ from typing import Any
 import orjson
 from eventsourcing.persistence import Tracking, TrackingRecorder
 
+from domain.sharding import upstream_name
 from projections.ports import Changes, ListChange, ViewStore, namespace
 
 APPLICATION_NAME = "Opus"  # the upstream application (domain.application.Opus.name)
@@ -164,6 +171,8 @@ class View(TrackingRecorder):
     generation that a blue/green swap has retired. ``fresh=True`` says the
     namespace is empty and this view its only writer (a rebuild): a document
     it has not written does not exist, so it is never read from the store.
+    ``shards``: how many logs it follows (a sharded event store's); with one,
+    the log of ``application_name``.
     """
 
     def __init__(
@@ -174,18 +183,26 @@ class View(TrackingRecorder):
         *,
         application_name: str = APPLICATION_NAME,
         fresh: bool = False,
+        shards: int = 1,
     ) -> None:
+        if shards < 1:
+            raise ValueError(f"{shards} shards: a view follows one log or more")
         self.store = store
         self.projection = projection
         self.follows_active = generation is None
         self.generation = store.active_generation(projection) if generation is None else generation
-        self.application_name = application_name
+        self.shards = shards
+        # the name each log's position is tracked under, by shard
+        self.upstreams = (
+            [application_name] if shards == 1 else [upstream_name(k) for k in range(shards)]
+        )
+        # the log whose events come now (``follow``)
+        self.application_name = self.upstreams[0]
         self.ns = namespace(projection, self.generation)
         self._docs: dict[str, Any] = {}
         self._fresh = fresh
         self._evicted: set[str] = set()  # fresh: written, then dropped from the cache
-        self._position: int | None = None
-        self._position_known = False
+        self._positions: dict[str, int | None] = {}  # by upstream, read from the store once
         # The open batch, if any, and the position of its last event.
         self.batch_tx: Transaction | None = None
         self.batch_position: int | None = None
@@ -223,11 +240,22 @@ class View(TrackingRecorder):
 
     @property
     def position(self) -> int | None:
-        """The position this view has committed (read from the store once)."""
-        if not self._position_known:
-            self._position = self.store.position(self.ns, self.application_name)
-            self._position_known = True
-        return self._position
+        """The position this view has committed of the log it follows now
+        (read from the store once)."""
+        return self.position_of(self.application_name)
+
+    def position_of(self, application_name: str) -> int | None:
+        """The position committed of one upstream log (read from the store once)."""
+        if application_name not in self._positions:
+            self._positions[application_name] = self.store.position(self.ns, application_name)
+        return self._positions[application_name]
+
+    def follow(self, shard: int) -> None:
+        """The events to come are shard ``shard``'s: its position is the one
+        checked, skipped below and committed."""
+        if self.batch_tx is not None:
+            raise RuntimeError(f"{self.ns}: a batch is one shard's events")
+        self.application_name = self.upstreams[shard]
 
     def is_done(self, tracking: Tracking) -> bool:
         """True if this event was already projected here: replays are skipped."""
@@ -277,13 +305,16 @@ class View(TrackingRecorder):
             return  # an empty batch
         active = (self.projection, self.generation) if self.follows_active else None
         try:
-            self.store.commit(
-                self.ns, tx.changes(), self.application_name, self.position, position, active
-            )
+            args = (self.ns, tx.changes(), self.application_name, self.position, position, active)
+            if self.shards == 1:
+                self.store.commit(*args)
+            else:
+                others = [name for name in self.upstreams if name != self.application_name]
+                self.store.commit(*args, holds={name: self.position_of(name) for name in others})
         except BaseException:
             self.forget()
             raise
-        self._position = position
+        self._positions[self.application_name] = position
         if len(self._docs) > MAX_CACHED_DOCS:
             if self._fresh:
                 self._evicted.update(self._docs)
@@ -294,4 +325,4 @@ class View(TrackingRecorder):
         refused commit, everything is read again."""
         self._docs.clear()
         self._fresh = False
-        self._position_known = False
+        self._positions.clear()
