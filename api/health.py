@@ -61,9 +61,10 @@ class Ready(MethodView):
         checks: dict[str, str] = {}
         lag: dict[str, int] = {}
         head: int | None = None
+        heads: dict[int, int] = {}  # with shards, each one's that answered
         apps = shard_apps(svc.opus)
         if len(apps) > 1:
-            head = _shards(apps, checks)
+            head = _shards(apps, checks, heads)
             checks["event_store"] = "ok" if head is not None else "unreachable: every shard"
         else:
             try:
@@ -80,7 +81,10 @@ class Ready(MethodView):
         if head is not None and positions:
             limit = svc.ready_max_lag
             for name, position in positions.items():
-                lag[name] = max(0, head - position)
+                # with shards: behind each shard's log, summed (projections/queries.py)
+                lag[name] = (
+                    sum(svc.views.lags(name, heads).values()) if heads else max(0, head - position)
+                )
                 checks[f"view:{name}"] = (
                     "ok"
                     if lag[name] <= limit
@@ -106,9 +110,9 @@ class Ready(MethodView):
         return body, 200 if ok else 503
 
 
-def _shards(apps: list[Opus], checks: dict[str, str]) -> int | None:
+def _shards(apps: list[Opus], checks: dict[str, str], heads: dict[int, int]) -> int | None:
     """Each shard's check (``shard:<k>``); the largest position of those
-    that answered (None: none did)."""
+    that answered (None: none did); each one's last notification in ``heads``."""
     head: int | None = None
     for k, app in enumerate(apps):
         try:
@@ -117,6 +121,7 @@ def _shards(apps: list[Opus], checks: dict[str, str]) -> int | None:
             checks[f"{SHARD}{k}"] = f"unreachable: {type(e).__name__}"
             continue
         checks[f"{SHARD}{k}"] = "ok"
+        heads[k] = local
         head = max(head or 0, position_of(k, local, len(apps)))
     return head
 

@@ -214,7 +214,7 @@ def projection_runner(
     return ProjectionRunner(
         projection_classes,
         open_views(settings),
-        application_opener(settings),
+        shard_openers(settings) if settings.shards else application_opener(settings),
         batch_size=settings.runner_batch_size,
         reconnect_timeout=settings.reconnect_timeout,
         check_interval=settings.runner_check_seconds,
@@ -277,7 +277,7 @@ def open_services(settings: Settings) -> Services:
         application,
         broker,
         responses,
-        views=Queries(store, head=partial(log_head, application)),
+        views=Queries(store, shards=settings.shard_count, heads=partial(log_heads, application)),
         query_wait_seconds=settings.query_wait_seconds,
         inactivity_seconds=settings.inactivity_seconds,
         ready_max_lag=settings.ready_max_lag,
@@ -305,6 +305,11 @@ def log_head(application: Opus) -> int:
         position_of(k, app.recorder.max_notification_id() or 0, len(apps))
         for k, app in enumerate(apps)
     )
+
+
+def log_heads(application: Opus) -> list[int]:
+    """Each shard's last notification (0 when empty), shard 0 first."""
+    return [app.recorder.max_notification_id() or 0 for app in shard_apps(application)]
 
 
 def _close_runner(runner: ProjectionRunner) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 from uuid import UUID
@@ -90,15 +90,17 @@ class Queries:
     def lags(
         self,
         projection: str,
-        heads: Sequence[int] | None = None,
+        heads: Sequence[int] | Mapping[int, int] | None = None,
         *,
         generation: str | None = None,
     ) -> dict[int, int]:
-        """How far ``projection`` is behind each shard's log (``heads``, the
-        logs' now when None), by shard: notifications not yet taken in."""
+        """How far ``projection`` is behind each shard's log (``heads``: each
+        shard's head, or some shards' by shard; the logs' now when None), by
+        shard: notifications not yet taken in."""
         heads = self.heads() if heads is None else heads
+        by_shard = heads if isinstance(heads, Mapping) else dict(enumerate(heads))
         lags = {}
-        for shard, head in enumerate(heads):
+        for shard, head in sorted(by_shard.items()):
             reached = self.position(projection, shard=shard, generation=generation) or 0
             lags[shard] = max(0, head - reached)
         return lags

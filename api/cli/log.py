@@ -23,6 +23,7 @@ from domain.tournaments.verify import TournamentVerdict, is_tournament, verify_t
 from infra.bootstrap import open_application, open_views
 from infra.eventlog import export_lines, read_records, tournament_lines, tournament_records
 from infra.settings import Settings
+from infra.shards import shard_apps
 from projections.view_check import verify_views
 
 VIEWS_HINT = (
@@ -139,7 +140,7 @@ def verify(
     if app is not None and views and game_id is None:
         store = open_views(settings)
         try:
-            view_verdicts = verify_views(store, app)
+            view_verdicts = verify_views(store, shard_apps(app))
         finally:
             store.close()
         for view_verdict in view_verdicts:

@@ -20,8 +20,9 @@ from typing import Any
 
 import click
 
+from domain.sharding import position_of, shard_position
 from infra.bootstrap import (
-    log_head,
+    log_heads,
     open_application,
     open_views,
     projection_runner,
@@ -33,6 +34,7 @@ from infra.settings import (
     DEFAULT_RUNNER_BATCH_SIZE,
     Settings,
 )
+from infra.shards import shard_apps
 from projections.ports import ViewStoreError
 from projections.queries import Queries
 from projections.rebuild import rebuild as run_rebuild
@@ -53,17 +55,22 @@ def catch_up(settings: Settings) -> int:
     on; raises the runner's error when a projection fails, TimeoutError when
     no view has moved for ``CATCH_UP_PATIENCE`` seconds."""
     runner = projection_runner(settings, list(PROJECTIONS.values()))
-    head = log_head(runner.app)
-    queries = Queries(runner.store)
+    heads = runner.heads()  # each shard's
+    head = max(position_of(k, local, len(heads)) for k, local in enumerate(heads))
+    queries = Queries(runner.store, shards=runner.shards)
     runner.start()
     try:
         progress = -1
         while True:
             try:
-                runner.wait(head, timeout=CATCH_UP_PATIENCE)
+                runner.wait_heads(heads, timeout=CATCH_UP_PATIENCE)
                 return head
             except TimeoutError:
-                now = sum(queries.position(name) or 0 for name in PROJECTIONS)
+                now = sum(
+                    queries.position(name, shard=k) or 0
+                    for name in PROJECTIONS
+                    for k in range(runner.shards)
+                )
                 if now <= progress:
                     raise
                 progress = now
@@ -158,8 +165,11 @@ def project(projections: tuple[str, ...], batch_size: int, reconnect_timeout: fl
 @click.argument("projections", nargs=-1, type=NAMES)
 @click.option(
     "--as-of",
+    "as_of_given",
+    multiple=True,
     type=click.IntRange(min=0),
-    help="Build the views as they stood at this position, beside the live ones.",
+    help="Build the views as they stood at this position, beside the live ones; with "
+    "shards, repeated: each position names its shard (a shard not named: as it stands now).",
 )
 @click.option(
     "--blue-green",
@@ -176,7 +186,7 @@ def project(projections: tuple[str, ...], batch_size: int, reconnect_timeout: fl
 )
 def rebuild(
     projections: tuple[str, ...],
-    as_of: int | None,
+    as_of_given: tuple[int, ...],
     blue_green: bool,
     batch_size: int,
     workers: int,
@@ -187,17 +197,20 @@ def rebuild(
     'opus project' first, or use --blue-green, which leaves the live views
     serving until the new ones are complete.
     """
-    if as_of is not None and blue_green:
+    if as_of_given and blue_green:
         raise click.UsageError("--as-of builds a view beside the live one; it is never swapped in")
     settings = replace(Settings.from_env(), rebuild_batch_size=batch_size)
     store = open_views(settings)
     app = open_application(settings)
     try:
-        end = as_of if as_of is not None else log_head(app)
-        with click.progressbar(length=max(end, 1), label="rebuilding", file=sys.stderr) as bar:
+        apps = shard_apps(app)
+        as_of = as_of_positions(as_of_given, apps)
+        ends = log_heads(app) if as_of is None else [as_of] if isinstance(as_of, int) else as_of
+        length = max(sum(ends), 1)
+        with click.progressbar(length=length, label="rebuilding", file=sys.stderr) as bar:
             done = run_rebuild(
                 store,
-                app,
+                apps if len(apps) > 1 else app,
                 select(projections),
                 as_of=as_of,
                 blue_green=blue_green,
@@ -210,13 +223,38 @@ def rebuild(
     finally:
         app.close()
         store.close()
+    reached = f"position {done.position}"
+    if len(done.positions) > 1:
+        reached = ", ".join(f"{local} of shard {k}" for k, local in enumerate(done.positions))
     click.echo(
         f"rebuilt {', '.join(done.projections)} into generation {done.generation} "
-        f"of {settings.views.describe()} up to position {done.position} "
+        f"of {settings.views.describe()} up to {reached} "
         f"in {done.seconds:.2f} s ({done.rate:,.0f} positions/s; {done.events} events read)"
     )
     if as_of is not None:
         click.echo(f"read it with: opus view KIND ... --generation {done.generation}")
+
+
+def as_of_positions(given: tuple[int, ...], apps: list[Any]) -> int | list[int] | None:
+    """``--as-of``: one position of the one log; with shards, each shard's
+    notification, from the positions given (each names its shard), a shard
+    not named as its log stands now."""
+    if not given:
+        return None
+    if len(apps) == 1:
+        if len(given) > 1:
+            raise click.UsageError("--as-of: one position (the event store is not split)")
+        return given[0]
+    ends: dict[int, int] = {}
+    for position in given:
+        shard, local = shard_position(position, len(apps))
+        if shard in ends:
+            raise click.UsageError(f"--as-of: two positions of shard {shard}")
+        ends[shard] = local
+    return [
+        ends[k] if k in ends else (shard_app.recorder.max_notification_id() or 0)
+        for k, shard_app in enumerate(apps)
+    ]
 
 
 @click.command()
@@ -232,8 +270,9 @@ def view(
 ) -> None:
     """Print a view as JSON: 'table GAME', 'hand GAME --seat N',
     'scoreboard GAME', 'log GAME', 'leaderboard', or 'position PROJECTION'."""
-    store = open_views(Settings.from_env())
-    queries = Queries(store)
+    settings = Settings.from_env()
+    store = open_views(settings)
+    queries = Queries(store, shards=settings.shard_count)
     options: dict[str, Any] = {"generation": generation, "after": after}
     try:
         if kind == "leaderboard":
