@@ -42,6 +42,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import ExitStack
+from functools import lru_cache
 from typing import Any
 from uuid import UUID
 
@@ -137,6 +138,13 @@ def take_place(svc: Services) -> None:
 
 def sse(record_json: str, version: int, type_: str) -> str:
     return f"id: {version}\nevent: {type_}\ndata: {record_json}\n\n"
+
+
+@lru_cache(maxsize=4096)
+def live_sse(message: str, version: int, type_: str) -> str:
+    """A live message's text, made once in this process for all the streams
+    it reaches (they hold the same message: its hash is computed once too)."""
+    return sse(message, version, type_)
 
 
 def requested_version() -> int:
@@ -326,7 +334,7 @@ class _Writer:
             # one too (an event is published once saved).
             self.from_log(out)
             return
-        out.append(sse(message, version, line["type"]))
+        out.append(live_sse(message, version, line["type"]))
         self.sent = version
         if line["type"] == "GameEnded" or self.moved(line["type"]):
             self.done = True
