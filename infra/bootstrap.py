@@ -204,12 +204,15 @@ def projection_runner(
     it closes the application, its caller closes ``runner.store``. Its
     attempts to reach PostgreSQL again are bounded by
     ``RUNNER_CONNECT_TIMEOUT`` (or the reconnect timeout, if shorter) unless
-    ``POSTGRES_CONNECT_TIMEOUT`` is set."""
+    ``POSTGRES_CONNECT_TIMEOUT`` is set (each shard's alike)."""
     events = settings.event_store
     if events["PERSISTENCE_MODULE"] == POSTGRES and "POSTGRES_CONNECT_TIMEOUT" not in events:
         seconds = max(1, min(RUNNER_CONNECT_TIMEOUT, math.ceil(settings.reconnect_timeout)))
+        bound = {"POSTGRES_CONNECT_TIMEOUT": str(seconds)}
         settings = replace(
-            settings, event_store={**events, "POSTGRES_CONNECT_TIMEOUT": str(seconds)}
+            settings,
+            event_store={**events, **bound},
+            shards=tuple({**store, **bound} for store in settings.shards),
         )
     return ProjectionRunner(
         projection_classes,
