@@ -260,3 +260,9 @@ def test_the_analytics_export_reads_every_shard_once(app: Opus, tmp_path: Path) 
     assert sorted(row["game_id"] for row in seats) == sorted(str(g) for g in games)
     with pytest.raises(ValueError, match="split store"):
         run_export(shard_apps(app)[0], tmp_path)
+
+
+def test_the_global_logs_rebuild_is_refused_with_shards(shards_env: dict[str, str]) -> None:
+    refused = CliRunner().invoke(main, ["receipts", "rebuild"], env=shards_env)
+    assert refused.exit_code == 1
+    assert "receipts are off with OPUS_SHARDS" in refused.output
