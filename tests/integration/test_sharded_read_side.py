@@ -31,10 +31,12 @@ from infra.bootstrap import SUBSCRIBABLE_SQLITE_RECORDER
 from projections.base import EventDecoder, ViewProjection, read_rows
 from projections.ports import namespace
 from projections.queries import Queries
+from projections.ratings import RatingsView
 from projections.rebuild import rebuild
 from projections.registry import PROJECTIONS
 from projections.runner import ProjectionRunner, project_batch
 from projections.view import View
+from projections.view_check import verify_views
 from tests.conftest import ViewsUnderTest, opener
 from tests.private_servers import PostgresServer, postgres_bin
 
@@ -163,15 +165,25 @@ def home_prefix(shards: Shards) -> int:
 
 
 def test_views_equal_a_rebuild_whatever_order_the_shards_are_fed_in(
-    shards: Shards, views: ViewsUnderTest
+    shards: Shards, views: ViewsUnderTest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = views.store
+    rated_again: list[str] = []
+    original = RatingsView._rate_again
+
+    def counted(self: RatingsView, tx: Any, at: Any, rated: Any) -> None:
+        rated_again.append(rated.game)
+        original(self, tx, at, rated)
+
+    monkeypatch.setattr(RatingsView, "_rate_again", counted)
     rebuild(store, shards.apps, list(PROJECTIONS.values()))
     rebuilt = dumps(store)
     lengths = [len(rows_of_shard(app)[0]) for app in shards.apps]
     prefix = home_prefix(shards)
     # the home shard's accounts, then shard 1 whole, then the rest of shard 0
     other_first = feed(store, shards, "other", [(0, prefix), (1, lengths[1]), (0, lengths[0])])
+    # shard 0's games, fed last, ended between shard 1's: rated again from them
+    assert str(shards.games["game2"]) in rated_again
     rng = random.Random(5)
     runs = [(0, prefix)]
     while sum(count for _, count in runs) < 3 * sum(lengths):
@@ -232,6 +244,22 @@ def test_a_live_runner_of_two_shards_equals_a_rebuild(
     for name in PROJECTIONS:
         assert live[name] == clean[name], name
     assert Queries(store, shards=2).table_view(game) is not None
+
+
+def test_verify_compares_each_view_with_a_rebuild_as_of_every_shard(
+    shards: Shards, views: ViewsUnderTest
+) -> None:
+    rebuild(views.store, shards.apps, list(PROJECTIONS.values()))
+    verdicts = verify_views(views.store, shards.apps)
+    assert all(v.ok for v in verdicts), [v.line() for v in verdicts]
+    heads = shards.heads()
+    assert verdicts[0].line() == (
+        f"ok   view table at {heads[0]} of shard 0, {heads[1]} of shard 1 equals a rebuild"
+    )
+    play(shards.apps[1], [shards.holders["Ann"], TOKEN], ["Ann", "Tom"], 60)
+    behind = verify_views(views.store, shards.apps)[0]
+    assert not behind.ok and "behind the log by" in behind.reason
+    assert f"{shards.heads()[1]} of shard 1" in behind.reason
 
 
 def test_after_a_shard_1_position_waits_for_shard_1(shards: Shards, views: ViewsUnderTest) -> None:
