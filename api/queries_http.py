@@ -55,8 +55,9 @@ def view(
     after = args.get("after")
     if after is not None:
         head = queries.head()
-        if after > head:
-            # No view can ever show a position the log has not reached.
+        if not queries.in_log(after):
+            # No view can ever show a position the log has not reached (with
+            # shards: its shard's log).
             raise ApiError(
                 404,
                 f"after: position {after} is not in the log (it ends at {head})",
