@@ -27,7 +27,7 @@ from eventsourcing.utils import get_topic
 
 from domain import engine
 from domain.chain import GENESIS, SEALED, event_record, next_chain, sealed_payload
-from domain.disclosure import hidden_fields, own_fields
+from domain.disclosure import HIDING, hidden_fields, own_fields
 from domain.errors import RuleError
 from domain.events import (
     EVENT_TYPES,
@@ -257,7 +257,7 @@ def check_chain(records: Sequence[Record]) -> None:
                 raise Failure(record, "only a running game's hidden fields may be redacted")
             if not all(str(payload.get(k, "")).startswith(SEALED) for k in hidden):
                 raise Failure(record, "a redacted field is not sealed")
-        elif hidden_fields(record.type):
+        elif record.type in HIDING:
             if secret is None:
                 raise Failure(record, "hidden fields in clear, but the secret is not in the log")
             payload = sealed_payload(
