@@ -7,7 +7,10 @@
   keys it retired, the logs' origins and its witnesses;
 - ``GET /receipts/checkpoint``: the global log's latest checkpoint with
   its witnesses' cosignatures; ``/receipts/consistency`` and
-  ``/receipts/inclusion``: its proofs (a game's head in the global log);
+  ``/receipts/inclusion``: its proofs (a game's head in the global log).
+  With shards each shard has its global log: ``?shard=K`` (0 by default)
+  names it, and an inclusion proof is in the aggregate's own shard's log,
+  which the answer names (``shard``, ``origin``);
 - ``GET /receipts/logs/{id}/checkpoint``, ``/consistency``, ``/receipt``:
   a game's or tournament's log: its checkpoint signed now, the proof from a
   size a client kept, the receipt of any of its events.
@@ -34,7 +37,7 @@ from domain.transparency.formats import Checkpoint, SignedCheckpoint, TlogProof
 from domain.transparency.note import b64
 from infra.logthrottle import LogThrottle
 from infra.receipts import aggregates
-from infra.receipts.service import WELL_KNOWN, Receipts, open_receipts
+from infra.receipts.service import WELL_KNOWN, GlobalLog, Receipts, open_receipts
 from infra.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -47,6 +50,18 @@ MAX_SIZE = 2**62
 class SizesSchema(Schema):
     old = fields.Integer(required=True, validate=validate.Range(0, MAX_SIZE))
     size = fields.Integer(load_default=None, validate=validate.Range(0, MAX_SIZE))
+
+
+class ShardArgsSchema(Schema):
+    shard = fields.Integer(
+        load_default=0,
+        validate=validate.Range(0, MAX_SIZE),
+        metadata={"description": "Whose global log, with shards (OPUS_SHARDS): 0 by default"},
+    )
+
+
+class GlobalSizesSchema(SizesSchema, ShardArgsSchema):
+    pass
 
 
 class InclusionArgsSchema(Schema):
@@ -70,6 +85,8 @@ class ConsistencySchema(Schema):
 
 
 class InclusionSchema(Schema):
+    shard = fields.Integer(required=True, metadata={"description": "Whose global log"})
+    origin = fields.String(required=True, metadata={"description": "That log's origin"})
     index = fields.Integer(required=True)
     size = fields.Integer(required=True)
     proof = fields.List(fields.String(), required=True, metadata={"description": "base64"})
@@ -87,12 +104,21 @@ class WitnessSchema(Schema):
     vkey = fields.String(required=True)
 
 
+class GlobalOriginSchema(Schema):
+    shard = fields.Integer(required=True)
+    origin = fields.String(required=True)
+    vkey = fields.String(
+        required=True, metadata={"description": "The key its checkpoints are signed with"}
+    )
+
+
 class KeysSchema(Schema):
     name = fields.String(required=True)
     vkey = fields.String(required=True, metadata={"description": "C2SP signed-note vkey"})
     key_id = fields.String(required=True, metadata={"description": "hex, 4 bytes"})
     signature_type = fields.String(required=True)
-    global_origin = fields.String(required=True)
+    global_origin = fields.String(required=True, metadata={"description": "Shard 0's"})
+    global_origins = fields.List(fields.Nested(GlobalOriginSchema), required=True)
     aggregate_origin = fields.String(required=True)
     retired = fields.List(fields.Nested(KeySchema), required=True)
     witnesses = fields.List(fields.Nested(WitnessSchema), required=True)
@@ -131,15 +157,10 @@ def attach(svc: Services, settings: Settings) -> bool:
                 svc.broker.publish(aggregate_id, *messages)
             except Exception as e:  # saved already: the command's answer stands
                 _failures.failed("live events not published", e)
-        _wake(receipts)
+        receipts.wake()
 
     svc.opus.listeners.append(publish)
     return True
-
-
-def _wake(receipts: Receipts) -> None:
-    if receipts.publisher is not None:
-        receipts.publisher.wake()
 
 
 def register(app: Flask) -> None:
@@ -216,46 +237,60 @@ class Keys(MethodView):
         return receipts_or_404().keys()
 
 
+def global_log(receipts: Receipts, shard: int) -> GlobalLog:
+    try:
+        return receipts.log(shard)
+    except LookupError as e:
+        raise ApiError(404, str(e)) from None
+
+
 @blp.route("/receipts/checkpoint")
 class GlobalCheckpoint(MethodView):
+    @blp.arguments(ShardArgsSchema, location="query")
     @blp.response(200, content_type="text/plain")
-    @blp.alt_response(404, schema=ErrorSchema, description="None published yet")
-    def get(self) -> Response:
+    @blp.alt_response(404, schema=ErrorSchema, description="None published yet, or no such shard")
+    def get(self, args: dict[str, Any]) -> Response:
         """The global log's latest checkpoint (C2SP tlog-checkpoint) with its
-        witnesses' cosignatures (C2SP tlog-cosignature)."""
-        note = receipts_or_404().global_checkpoint()
+        witnesses' cosignatures (C2SP tlog-cosignature); with shards, shard
+        ``shard``'s."""
+        log = global_log(receipts_or_404(), args["shard"])
+        note = log.store.checkpoint()
         if note is None:
-            raise ApiError(404, "no global checkpoint published yet")
+            raise ApiError(404, f"no global checkpoint of {log.origin} published yet")
         return text(note)
 
 
-def _global_size(receipts: Receipts, size: int | None) -> tuple[int, str]:
-    note = receipts.global_checkpoint()
+def _global_size(log: GlobalLog, size: int | None) -> tuple[int, str]:
+    note = log.store.checkpoint()
     if note is None:
-        raise ApiError(404, "no global checkpoint published yet")
+        raise ApiError(404, f"no global checkpoint of {log.origin} published yet")
     latest = SignedCheckpoint.parse(note)
     if size is None or size == latest.checkpoint.size:
         return latest.checkpoint.size, note
-    kept = receipts.store.checkpoint(size)
+    kept = log.store.checkpoint(size)
     if kept is None:
-        raise ApiError(404, f"no global checkpoint was published at size {size}")
+        raise ApiError(404, f"no global checkpoint of {log.origin} was published at size {size}")
     return size, kept
 
 
 @blp.route("/receipts/consistency")
 class GlobalConsistency(MethodView):
-    @blp.arguments(SizesSchema, location="query")
+    @blp.arguments(GlobalSizesSchema, location="query")
     @blp.response(200, ConsistencySchema)
-    @blp.alt_response(404, schema=ErrorSchema, description="No checkpoint at size, or old past it")
+    @blp.alt_response(
+        404, schema=ErrorSchema, description="No checkpoint at size, old past it, or no such shard"
+    )
     def get(self, args: dict[str, Any]) -> dict[str, Any]:
-        """The consistency proof (RFC 6962) of the global log from ``old`` to
-        ``size`` (a published checkpoint's; the latest by default)."""
+        """The consistency proof (RFC 6962) of the global log (shard
+        ``shard``'s) from ``old`` to ``size`` (a published checkpoint's; the
+        latest by default)."""
         receipts = receipts_or_404()
-        size, note = _global_size(receipts, args["size"])
+        log = global_log(receipts, args["shard"])
+        size, note = _global_size(log, args["size"])
         old = args["old"]
         if old > size:
             raise ApiError(404, f"no proof from {old}: past size {size}")
-        proof = receipts.global_consistency(old, size)
+        proof = receipts.global_consistency(old, size, log.shard)
         return {"old": old, "size": size, "proof": [b64(h) for h in proof], "checkpoint": note}
 
 
@@ -264,16 +299,30 @@ class GlobalInclusion(MethodView):
     @blp.arguments(InclusionArgsSchema, location="query")
     @blp.response(200, InclusionSchema)
     @blp.alt_response(404, schema=ErrorSchema, description="Not in that tree")
+    @blp.alt_response(503, schema=ErrorSchema, description="A shard that may hold it is down")
     def get(self, args: dict[str, Any]) -> dict[str, Any]:
         """Where a game's (or tournament's) head at ``version`` is in the
-        global log, and its inclusion proof in a published checkpoint's tree."""
+        global log of its shard (named in the answer), and its inclusion
+        proof in a published checkpoint's tree."""
         receipts = receipts_or_404()
-        size, note = _global_size(receipts, args["size"])
+        aggregate_id = args["aggregate_id"]
+        shard = receipts.shard_of(aggregate_id)
+        if shard is None:
+            raise ApiError(404, f"no game or tournament {aggregate_id}")
+        log = global_log(receipts, shard)
+        size, note = _global_size(log, args["size"])
         try:
-            index, proof = receipts.global_inclusion(args["aggregate_id"], args["version"], size)
+            index, proof = receipts.global_inclusion(aggregate_id, args["version"], size, shard)
         except LookupError as e:
             raise ApiError(404, str(e)) from None
-        return {"index": index, "size": size, "proof": [b64(h) for h in proof], "checkpoint": note}
+        return {
+            "shard": shard,
+            "origin": log.origin,
+            "index": index,
+            "size": size,
+            "proof": [b64(h) for h in proof],
+            "checkpoint": note,
+        }
 
 
 @blp.route("/receipts/logs/<uuid:aggregate_id>/checkpoint")

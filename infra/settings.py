@@ -81,8 +81,8 @@ default, ``eventsourcing.postgres``, or ``eventsourcing.popo`` in memory),
   Parquet export in ``parquet/``, the latest report in ``report/``, whose
   ``report.json`` ``GET /analytics/{question}`` serves;
 - ``OPUS_RECEIPTS*``: signed receipts, their key and witnesses
-  (infra/receipts/settings.py lists them); off with ``OPUS_SHARDS`` (they
-  prove events in the one global log, and a split store has one per shard).
+  (infra/receipts/settings.py lists them); with ``OPUS_SHARDS`` a global
+  log per shard (infra/receipts/service.py).
 
 The batch sizes and the reconnect timeout are the command line's options.
 """
@@ -280,7 +280,7 @@ class Settings:
             log_throttle_seconds=_number(
                 env, "OPUS_LOG_THROTTLE_SECONDS", float, DEFAULT_LOG_THROTTLE_SECONDS
             ),
-            receipts=_receipts(env, shards),
+            receipts=ReceiptsSettings.from_env(env),
             shards=shards,
         )
 
@@ -307,22 +307,6 @@ class Settings:
             return f"{len(self.shards)} shards: " + ", ".join(map(describe_shard, self.shards))
         dbname = self.event_store.get("SQLITE_DBNAME", "")
         return f"{self.persistence_module} {dbname}".rstrip()
-
-
-def _receipts(env: Mapping[str, str], shards: tuple[dict[str, str], ...]) -> ReceiptsSettings:
-    """``OPUS_RECEIPTS*``. Receipts prove a game's events in the one global
-    log; a split store has a log per shard, and per-shard global logs are
-    not built: with shards receipts are off, and asking for them is refused."""
-    receipts = ReceiptsSettings.from_env(env)
-    if not shards:
-        return receipts
-    if env.get("OPUS_RECEIPTS", "0") not in FALSE:
-        raise ValueError(
-            f"OPUS_RECEIPTS={env['OPUS_RECEIPTS']} with OPUS_SHARDS: receipts need the one "
-            "global log, and a split store has one log per shard (not built); "
-            "unset OPUS_RECEIPTS"
-        )
-    return replace(receipts, enabled=False)
 
 
 def event_store_env(env: Mapping[str, str]) -> dict[str, str]:

@@ -103,7 +103,8 @@ def verify(
         source: Iterable[Record] = (
             _read_ndjson(path) if path is not None else read_records(open_application(settings))
         )
-        if verify_receipts(receipts_dir, source, vkeys, whole_log=path is None):
+        whole_log = path is None
+        if verify_receipts(receipts_dir, source, vkeys, whole_log, settings.shard_count):
             sys.exit(1)
         return
     if tournament_id is not None:

@@ -11,6 +11,15 @@
   aggregate id (16, as a UUID's bytes) ‖ version (8, big-endian) ‖ chain
   value (32): the aggregate's head after that event. Its origin is
   ``<name>``, the service's key name.
+- With the event store split over shards (domain/sharding.py) there is one
+  global log per shard, over that shard's own notification log: shard 0's
+  origin is ``<name>`` (a store that grows shards keeps its witnessed
+  history), shard k's ``<name>/shard/<k>``. Each is signed by the
+  service's key under its origin as the key's name (C2SP tlog-checkpoint:
+  the key name SHOULD match the origin), so a witness follows a shard's log
+  by its vkey as it follows the one store's: ``global_signer``,
+  ``global_verifier``. A shard's origin can never be a game's: ``shard/<k>``
+  is not a UUID.
 """
 
 from __future__ import annotations
@@ -19,6 +28,9 @@ import struct
 from uuid import UUID
 
 from domain.transparency.merkle import leaf_hash
+from domain.transparency.note import Signer, Verifier
+
+SHARD_INFIX = "/shard/"
 
 
 def chain_leaf(chain: str) -> bytes:
@@ -56,3 +68,45 @@ def aggregate_of(name: str, origin: str) -> UUID | None:
         return UUID(origin[len(prefix) :])
     except ValueError:
         return None
+
+
+def global_origin(name: str, shard: int = 0) -> str:
+    """The origin of shard ``shard``'s global log (the one store's: shard 0)."""
+    if shard < 0:
+        raise ValueError(f"shard {shard}: shards are numbered from 0")
+    return name if shard == 0 else f"{name}{SHARD_INFIX}{shard}"
+
+
+def global_shard(name: str, origin: str) -> int | None:
+    """The shard whose global log ``origin`` names under the key ``name``;
+    None for an aggregate's log or another key's."""
+    if origin == name:
+        return 0
+    prefix = name + SHARD_INFIX
+    tail = origin[len(prefix) :] if origin.startswith(prefix) else ""
+    if not tail.isdigit() or tail.startswith("0") or not tail.isascii():
+        return None
+    return int(tail)
+
+
+def global_signer(signer: Signer, shard: int) -> Signer:
+    """The service's key signing shard ``shard``'s global checkpoints: itself
+    for shard 0, the same key named by the shard's origin for the others."""
+    return signer if shard == 0 else signer.named(global_origin(signer.name, shard))
+
+
+def global_verifier(verifier: Verifier, shard: int) -> Verifier:
+    """The key a client checks shard ``shard``'s global checkpoints with."""
+    return verifier if shard == 0 else verifier.named(global_origin(verifier.name, shard))
+
+
+def log_verifiers(verifiers: list[Verifier], origin: str) -> list[Verifier]:
+    """The keys that may sign a checkpoint of ``origin``: ``verifiers`` (the
+    service's, current or retired), and for a shard's global log each of
+    them under that origin's name."""
+    found = list(verifiers)
+    for verifier in verifiers:
+        shard = global_shard(verifier.name, origin)
+        if shard:
+            found.append(global_verifier(verifier, shard))
+    return found

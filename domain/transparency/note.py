@@ -157,6 +157,12 @@ class Verifier:
             raise NoteError(f"the vkey's key id {hex_id} is not its key's")
         return verifier
 
+    def named(self, name: str) -> Verifier:
+        """The same public key under another name (its key id is the name's):
+        a shard's global log is signed so (domain/transparency/logs.py)."""
+        check_name(name)
+        return Verifier(name, self.signature_type, self.public_key)
+
     def matches(self, signature: Signature) -> bool:
         return signature.name == self.name and signature.key_id == self.key_id
 
@@ -261,6 +267,10 @@ class Signer:
         """The same key signing as another type (a witness's key file is an
         Ed25519 key; it cosigns, type 0x04, as Go's cosigner reads the same)."""
         return Signer(self.name, self._seed, signature_type)
+
+    def named(self, name: str) -> Signer:
+        """The same key under another name (``Verifier.named``)."""
+        return Signer(name, self._seed, self.signature_type)
 
     def sign(self, text: str) -> Signature:
         """A note signature (type 0x01) on ``text``."""

@@ -15,6 +15,11 @@ consistency proof from the kept one (asked of the server). A kept file that
 cannot be read, or whose signature does not verify under the server's keys,
 is the store's corruption, never the server's lie: it is moved aside
 (``.corrupt``) and said so, with its own exit status.
+
+A server whose event store is split over shards has a global log per shard
+(its well-known document lists them): shard k's checkpoints are signed by
+the server's key under that log's origin (domain/transparency/logs.py), so
+the keys kept are the same and each shard's log is kept as a log of its own.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from pathlib import Path
 from uuid import UUID
 
 from domain.transparency.formats import SignedCheckpoint, TlogProof
+from domain.transparency.logs import global_shard, log_verifiers
 from domain.transparency.merkle import ProofError, leaf_hash, verify_consistency
 from domain.transparency.note import NoteError, Verifier, b64decode, open_note
 from infra.receipts.witness import write_atomically
@@ -72,9 +78,19 @@ def get(url: str) -> bytes:
 class Keys:
     current: list[Verifier]
     retired: dict[str, str]  # vkey -> retired at
+    shards: int = 1  # the server's global logs, one per shard
 
     def every(self) -> list[Verifier]:
         return self.current + [Verifier.from_vkey(v) for v in self.retired]
+
+    def shard_of(self, origin: str) -> int | None:
+        """The shard whose global log ``origin`` is; None for a game's or
+        a tournament's."""
+        for key in self.every():
+            shard = global_shard(key.name, origin)
+            if shard is not None:
+                return shard
+        return None
 
 
 class Keeper:
@@ -109,7 +125,7 @@ class Keeper:
         current = [k for k in current if k.vkey() not in retired]
         record = {"server": self.server, "vkeys": [k.vkey() for k in current], "retired": retired}
         write_atomically(path, json.dumps(record, indent=1))
-        return Keys(current, retired)
+        return Keys(current, retired, max(1, len(document.get("global_origins", []))))
 
     # ---- kept checkpoints --------------------------------------------------------------
 
@@ -122,7 +138,7 @@ class Keeper:
             return None
         try:
             text = path.read_text(encoding="utf-8")
-            open_note(text, keys.every())
+            open_note(text, log_verifiers(keys.every(), origin))
             signed = SignedCheckpoint.parse(text)
             if signed.checkpoint.origin != origin:
                 raise NoteError("it is another log's checkpoint")
@@ -131,13 +147,18 @@ class Keeper:
         return signed
 
     def take(self, text: str, keys: Keys) -> SignedCheckpoint:
-        """A checkpoint signed by the server's current key, or Refused."""
+        """A checkpoint signed by the server's current key (under its log's
+        origin, for a shard's global log), or Refused."""
         try:
-            open_note(text, keys.current)
+            origin = SignedCheckpoint.parse(text).checkpoint.origin
+        except NoteError:
+            origin = ""  # refused below: no key signs what is not a checkpoint
+        try:
+            open_note(text, log_verifiers(keys.current, origin))
         except NoteError as e:
             for vkey, retired_at in keys.retired.items():
                 try:
-                    open_note(text, [Verifier.from_vkey(vkey)])
+                    open_note(text, log_verifiers([Verifier.from_vkey(vkey)], origin))
                 except NoteError:
                     continue
                 raise Refused(
@@ -159,7 +180,9 @@ class Keeper:
                 raise self._evidence(f"{origin}: two roots signed for size {cur.size}", [kept, new])
             return None
         small, large = (kept, new) if old.size < cur.size else (new, kept)
-        proof, answered = self._consistency(origin, small.checkpoint.size, large.checkpoint.size)
+        proof, answered = self._consistency(
+            origin, small.checkpoint.size, large.checkpoint.size, keys
+        )
         if answered is not None and answered.checkpoint.root != large.checkpoint.root:
             raise self._evidence(
                 f"{origin}: two roots signed for size {large.checkpoint.size}", [large, answered]
@@ -181,11 +204,13 @@ class Keeper:
         return new if cur.size > old.size else None
 
     def _consistency(
-        self, origin: str, old: int, size: int
+        self, origin: str, old: int, size: int, keys: Keys
     ) -> tuple[list[bytes], SignedCheckpoint | None]:
         aggregate = _aggregate(origin)
         base = f"{self.server}/receipts" + (f"/logs/{aggregate}" if aggregate else "")
-        answer = json.loads(get(f"{base}/consistency?old={old}&size={size}"))
+        shard = None if aggregate else keys.shard_of(origin)
+        which = f"&shard={shard}" if shard else ""
+        answer = json.loads(get(f"{base}/consistency?old={old}&size={size}{which}"))
         proof = [b64decode(h) for h in answer["proof"]]
         return proof, SignedCheckpoint.parse(answer["checkpoint"])
 
@@ -212,9 +237,12 @@ class Keeper:
 
     # ---- the two commands --------------------------------------------------------------
 
-    def keep_latest(self, log: str, keys: Keys, receipt_text: str | None = None) -> str:
+    def keep_latest(
+        self, log: str, keys: Keys, receipt_text: str | None = None, shard: int = 0
+    ) -> str:
         """``opus receipts keep``: the log's checkpoint now (or a receipt's),
-        checked against the kept one, kept."""
+        checked against the kept one, kept; ``global``: shard ``shard``'s
+        global log."""
         receipt = None
         if receipt_text is not None:
             receipt = TlogProof.parse(receipt_text)
@@ -222,7 +250,7 @@ class Keeper:
                 receipt.verify_leaf(leaf_hash(receipt.extra))
             text = receipt.checkpoint.encode()
         else:
-            text = get(self._checkpoint_url(log)).decode()
+            text = get(self._checkpoint_url(log, shard)).decode()
         new = self.take(text, keys)
         taken = self.check(new, keys)
         if taken is not None or receipt is not None:
@@ -239,9 +267,8 @@ class Keeper:
                 raise _set_aside(path, "it is not a checkpoint")
             kept = self.kept(origin, keys)
             assert kept is not None
-            new = self.take(
-                get(self._checkpoint_url(_aggregate(origin) or "global")).decode(), keys
-            )
+            url = self._checkpoint_url(_aggregate(origin) or "global", keys.shard_of(origin) or 0)
+            new = self.take(get(url).decode(), keys)
             taken = self.check(new, keys)
             if taken is not None:
                 self.keep(taken)
@@ -249,9 +276,9 @@ class Keeper:
             lines.append(f"ok   {origin} {sizes}: consistent")
         return lines
 
-    def _checkpoint_url(self, log: str) -> str:
+    def _checkpoint_url(self, log: str, shard: int = 0) -> str:
         if log == "global":
-            return f"{self.server}/receipts/checkpoint"
+            return f"{self.server}/receipts/checkpoint" + (f"?shard={shard}" if shard else "")
         return f"{self.server}/receipts/logs/{UUID(log)}/checkpoint"
 
 

@@ -13,6 +13,11 @@ checkpoint is kept with the cosignatures it has.
 Only one process publishes a size: the store's lock (PostgreSQL: an
 advisory lock; SQLite: a lock file) is held from reading the last
 checkpoint to keeping the new one.
+
+With shards each shard's global log has a publisher of its own (its
+sequencer reads that shard's log, its signer signs under that shard's
+origin): a shard that cannot be reached fails its own rounds, logged under
+its origin and tried again, while the others' go on.
 """
 
 from __future__ import annotations
@@ -99,7 +104,8 @@ class Publisher:
         self.published = 0  # checkpoints published by this process
 
     def start(self) -> Publisher:
-        self._thread = threading.Thread(target=self._run, name="opus-receipts", daemon=True)
+        name = f"opus-receipts {self.signer.name}"  # the log's origin
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
         return self
 
@@ -118,7 +124,10 @@ class Publisher:
             try:
                 self.step()
             except Exception as e:  # the store away: the next round tries again
-                _failures.failed("receipts: appending or publishing the global log failed", e)
+                _failures.failed(
+                    f"receipts: appending or publishing the global log {self.signer.name} failed",
+                    e,
+                )
             self._wake.wait(max(0.0, self.interval - (time.monotonic() - started)))
             self._wake.clear()
             if not self._stop.is_set():

@@ -262,7 +262,13 @@ def test_the_analytics_export_reads_every_shard_once(app: Opus, tmp_path: Path) 
         run_export(shard_apps(app)[0], tmp_path)
 
 
-def test_the_global_logs_rebuild_is_refused_with_shards(shards_env: dict[str, str]) -> None:
-    refused = CliRunner().invoke(main, ["receipts", "rebuild"], env=shards_env)
-    assert refused.exit_code == 1
-    assert "receipts are off with OPUS_SHARDS" in refused.output
+def test_the_global_logs_rebuild_makes_each_shards_and_refuses_a_shard_not_there(
+    shards_env: dict[str, str],
+) -> None:
+    rebuilt = CliRunner().invoke(main, ["receipts", "rebuild"], env=shards_env)
+    assert rebuilt.exit_code == 0, rebuilt.output
+    for shard in range(SHARDS):
+        assert f"shard {shard}'s global log's tree: 0 leaves" in rebuilt.output
+    refused = CliRunner().invoke(main, ["receipts", "rebuild", "--shard", "2"], env=shards_env)
+    assert refused.exit_code == 2
+    assert "--shard 2: the event store has 2 shard(s), 0 to 1" in refused.output

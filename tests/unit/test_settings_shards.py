@@ -48,11 +48,11 @@ def test_one_entry_is_the_one_store_at_that_address() -> None:
     assert settings.event_store["POSTGRES_PORT"] == "5433"
 
 
-def test_shards_turn_receipts_off_and_refuse_them_when_asked() -> None:
-    assert not Settings.from_env({"OPUS_SHARDS": "a/x b/x"}).receipts.enabled
+def test_receipts_are_on_with_shards_as_without_and_off_when_asked() -> None:
+    assert Settings.from_env({"OPUS_SHARDS": "a/x b/x"}).receipts.enabled
     assert Settings.from_env({}).receipts.enabled
-    with pytest.raises(ValueError, match="OPUS_RECEIPTS=1 with OPUS_SHARDS"):
-        Settings.from_env({"OPUS_SHARDS": "a/x b/x", "OPUS_RECEIPTS": "1"})
+    assert Settings.from_env({"OPUS_SHARDS": "a/x b/x", "OPUS_RECEIPTS": "1"}).receipts.enabled
+    assert not Settings.from_env({"OPUS_SHARDS": "a/x b/x", "OPUS_RECEIPTS": "0"}).receipts.enabled
 
 
 @pytest.mark.parametrize(
