@@ -34,7 +34,8 @@ as they arrive: ``games@order`` keeps, beside each rated game, its key and
 its members' ratings before it, and ``rated@last`` the last key. A game
 that sorts before games rated already is put in its place and those after
 it are rated again, from their members' ratings before the first of them
-(out-of-order arrivals come from a shard that lagged: few, and recent).
+(out-of-order arrivals come from a shard that lagged: few, and recent;
+those of one batch are put in their places together, one rating again).
 So the view is the same whichever shard a runner or a rebuild read first.
 """
 
@@ -42,6 +43,7 @@ from __future__ import annotations
 
 import bisect
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from eventsourcing.application import Application
@@ -78,7 +80,7 @@ from domain.ratings import (
     shown,
 )
 from projections.accounts import account_of, hold
-from projections.base import EventDecoder, Fields, ViewProjection, on, read_rows
+from projections.base import DecodedEvent, EventDecoder, Fields, ViewProjection, on, read_rows
 from projections.order import Key, key_of
 from projections.ports import ViewStore
 from projections.view import APPLICATION_NAME, Transaction
@@ -184,7 +186,7 @@ class RatingsView(ViewProjection):
         if at is not None:
             last: Key | None = tx.peek(LAST)
             if last is not None and at < last:
-                self._rate_again(tx, at, rated)
+                self._late.append((at, rated))  # rated again with the batch's others
                 return
             tx.put(LAST, at)
         seats: dict[str, dict[str, Any]] = tx.doc("seats", {})
@@ -215,18 +217,37 @@ class RatingsView(ViewProjection):
             before = {m: list(current[m]) if m in current else None for m in rated.members()}
             tx.append(ORDER, [*at, before])
 
-    def _rate_again(self, tx: Transaction, at: Key, rated: RatedGame) -> None:
-        """Several shards: ``rated`` sorts before games rated already. Put it
-        in its place and rate it and every game after it again, from their
-        members' ratings before the first of them; rewrite what changed."""
+    def process_events(
+        self,
+        records: Sequence[DecodedEvent],
+        positions: Sequence[int],
+        shown: Sequence[int] | None = None,
+    ) -> None:
+        """The batch's events; then, with several shards, its games that sort
+        before games rated already, put in their places together."""
+        self._late: list[tuple[Key, RatedGame]] = []
+        super().process_events(records, positions, shown)
+        if self._late:
+            late, self._late = self._late, []
+            tx = self.view.batch_tx
+            assert tx is not None  # process_events runs in a batch
+            self._rate_again(tx, late)
+
+    def _rate_again(self, tx: Transaction, late: list[tuple[Key, RatedGame]]) -> None:
+        """Several shards: the ``late`` games sort before games rated already.
+        Put them in their places and rate them and every game after the first
+        of them again, from their members' ratings before that; rewrite what
+        changed."""
         order = tx.items(ORDER)
         docs = tx.items("games")
-        start = bisect.bisect_right([entry[:3] for entry in order], at)
+        keys = [entry[:3] for entry in order]
+        start = min(bisect.bisect_right(keys, at) for at, _ in late)
         later = [(order[i], RatedGame.from_doc(docs[i])) for i in range(start, len(order))]
         seats: dict[str, dict[str, Any]] = tx.doc("seats", {})
         # each member's rating and games before ``start``: before the first
         # later game it sat at, else as it stands now (none after ``start``)
-        members = {m for _, game in later for m in game.members()} | set(rated.members())
+        members = {m for _, game in later for m in game.members()}
+        members |= {m for _, game in late for m in game.members()}
         current: dict[str, Rating] = {}
         played: dict[str, int] = {}
         for member in members:
@@ -239,7 +260,7 @@ class RatingsView(ViewProjection):
                     current[member] = (first[member][0], first[member][1])
             elif now is not None:
                 current[member] = (now["mu"], now["sigma"])
-        replayed = [(at, rated), *((entry[:3], game) for entry, game in later)]
+        replayed = sorted([*late, *((entry[:3], game) for entry, game in later)], key=_first)
         history: dict[str, list[dict[str, Any]]] = {}
         for index, (key, game) in enumerate(replayed, start=start):
             before = {m: list(current[m]) if m in current else None for m in game.members()}
@@ -263,7 +284,8 @@ class RatingsView(ViewProjection):
         for account, points in history.items():
             key = f"history:{account}"
             stored = len(tx.items(key))
-            first_index = stored - (len(points) - 1 if account in rated.members() else len(points))
+            new = sum(any(s.account == account for s in game.seats) for _, game in late)
+            first_index = stored - (len(points) - new)
             for offset, point in enumerate(points):
                 self._put(tx, key, first_index + offset, stored, point)
         tx.put("meta", record(self.params))
@@ -276,6 +298,10 @@ class RatingsView(ViewProjection):
             tx.replace(key, index, value)
         else:
             tx.append(key, value)
+
+
+def _first(item: tuple[Key, RatedGame]) -> Key:
+    return item[0]
 
 
 # ---- reading it ------------------------------------------------------------------------------

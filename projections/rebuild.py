@@ -19,11 +19,12 @@ time per process, and the machine has more cores than one.
 
 A sharded event store (a list of applications, index = shard) is rebuilt
 from every shard's log, the home shard's first, each tracked under its own
-name (domain.sharding.upstream_name), and "as of" names a position per
-shard (``asof<n0>-<n1>…``): the views as they stood when each shard's log
-had reached its own. The projections' order across shards does not
-depend on which shard is read first (README, read-side decisions), so a
-rebuild equals a live view whatever order the runner met the events in.
+name (domain.sharding.upstream_name), in runs of one shard chosen as a
+runner chooses them (projections/merge.py: nearly in time), and "as of"
+names a position per shard (``asof<n0>-<n1>…``): the views as they stood
+when each shard's log had reached its own. The projections' order across
+shards does not depend on the order they are read in (README, read-side
+decisions), so a rebuild equals a live view whatever the runner met.
 Workers share out one log's projections only: a sharded rebuild runs in
 this process.
 """
@@ -43,6 +44,7 @@ from eventsourcing.persistence import Tracking
 from eventsourcing.utils import get_topic
 
 from projections.base import EventDecoder, ViewProjection, no_cyclic_gc, read_rows
+from projections.merge import Pending, next_run
 from projections.ports import TrackingConflictError, ViewStore, namespace
 from projections.runner import project_batch
 from projections.view import View
@@ -153,9 +155,7 @@ def rebuild(
         for projection in projections:
             projection.view.forget()  # written by the workers: read again
     else:
-        events = 0
-        for shard, (shard_app, end) in enumerate(zip(apps, ends, strict=True)):
-            events += replay(shard_app, projections, 0, end, batch_size, progress, shard=shard)
+        events = replay_shards(apps, projections, [0] * shards, ends, batch_size, progress)
     if blue_green:
         for cls, projection in zip(classes, projections, strict=True):
             old = store.active_generation(cls.name)
@@ -167,8 +167,7 @@ def rebuild(
         # its next commit and catches them up too: whichever commits second
         # is refused by the position check, and that is fine.
         with contextlib.suppress(TrackingConflictError):
-            for shard, (shard_app, end) in enumerate(zip(apps, ends, strict=True)):
-                events += replay(shard_app, projections, end, head_of(shard_app), shard=shard)
+            events += replay_shards(apps, projections, ends, [head_of(a) for a in apps])
     positions = []
     for shard, end in enumerate(ends):
         reached = [p.view.position_of(p.view.upstreams[shard]) or 0 for p in projections]
@@ -288,6 +287,11 @@ def replay(
             read += len(rows)
     if progress is not None and position < end:
         progress(end - position)
+    _track_end(projections, end, shard)
+    return read
+
+
+def _track_end(projections: list[ViewProjection], end: int, shard: int) -> None:
     for projection in projections:
         # A position with no event of its own (the log's end, or an as-of
         # position between events) is still where the view stands.
@@ -295,4 +299,57 @@ def replay(
         view.follow(shard)
         if (view.position or 0) < end:
             view.insert_tracking(Tracking(view.application_name, end))
+
+
+def replay_shards(
+    apps: list[Application[Any]],
+    projections: list[ViewProjection],
+    afters: list[int],
+    ends: list[int],
+    batch_size: int = BATCH_SIZE,
+    progress: Progress | None = None,
+) -> int:
+    """``replay`` of every shard's log (after ``afters[k]`` up to ``ends[k]``),
+    in runs of one shard at a time chosen as a runner chooses them
+    (projections/merge.py: the earliest first, another shard's stopping
+    before the home shard's next event), so that games come nearly in the
+    order across shards; returns how many notifications were read."""
+    if len(apps) == 1:
+        return replay(apps[0], projections, afters[0], ends[0], batch_size, progress)
+    decoders = [EventDecoder(app.mapper) for app in apps]
+    topics = read_topics([type(p) for p in projections])
+    pending = [Pending() for _ in apps]
+    read_to = list(afters)  # each shard's last row read
+    done = list(afters)  # each shard's last row projected
+    read = 0
+    with no_cyclic_gc():
+        while True:
+            for shard, (app, waiting) in enumerate(zip(apps, pending, strict=True)):
+                if waiting or read_to[shard] >= ends[shard]:
+                    continue
+                rows, text_ids = read_rows(app, read_to[shard], batch_size, ends[shard], topics)
+                if not rows:
+                    read_to[shard] = ends[shard]
+                    continue
+                decoded, error = decoders[shard].decode(rows, text_ids=text_ids)
+                if error is not None:  # read on after it, if every view holds it
+                    rows = rows[: len(decoded) + 1]
+                waiting.rows, waiting.events, waiting.error = rows, decoded, error
+                read_to[shard] = rows[-1][0]
+            run = next_run(pending, lambda: True)  # the home shard's waiting events are all here
+            if run is None:
+                break
+            shard, horizon = run
+            rows, events, error = pending[shard].take(horizon)
+            positions = [row[0] for row in rows]
+            for projection in projections:
+                project_batch(projection, rows, events, error, positions, shard)
+            read += len(rows)
+            if progress is not None:
+                progress(positions[-1] - done[shard])
+            done[shard] = positions[-1]
+    for shard, end in enumerate(ends):
+        if progress is not None and done[shard] < end:
+            progress(end - done[shard])
+        _track_end(projections, end, shard)
     return read

@@ -67,6 +67,7 @@ from domain.application import Opus
 from domain.internals import Row
 from domain.sharding import HOME_SHARD, position_of, shard_position
 from projections.base import DecodedEvent, EventDecoder, ViewProjection, rows_of
+from projections.merge import Pending, next_run
 from projections.ports import TrackingConflictError, ViewStore, ViewStoreUnavailableError
 from projections.queries import WAIT_TIMEOUT
 from projections.view import View
@@ -522,24 +523,30 @@ class ProjectionRunner:
             feed.thread.start()
         next_check = time.monotonic() + self.check_interval
         next_beat = 0.0  # at once: a runner that follows is alive
-        turn = 0  # the shard after the home one to look at first (each in turn)
+        pending = [Pending() for _ in self.feeds]
         try:
             while not self._stopping.is_set():
                 if time.monotonic() >= next_beat:
                     self.store.beat([view.projection for view in views], time.time())
                     next_beat = time.monotonic() + self.heartbeat_interval
                 arrived.clear()
-                taken = self._take(inboxes, turn, views)
-                if taken is None:
+                self._fill(pending, inboxes)
+                run = next_run(pending, lambda: self._home_caught_up(views))
+                if run is None:
+                    for waiting in pending:
+                        if not waiting and waiting.failure is not None:
+                            raise waiting.failure
                     if time.monotonic() >= next_check:
                         self._check(views)
                         next_check = time.monotonic() + self.check_interval
                     arrived.wait(0.1)
                     continue
-                shard, batch = taken
-                if shard != HOME_SHARD:
-                    turn = shard
-                self._project(projections, self.feeds[shard], batch)
+                shard, horizon = run
+                rows, events, decode_error = pending[shard].take(horizon)
+                self._project(projections, self.feeds[shard], rows, events, decode_error)
+                failure = pending[shard].failure
+                if not pending[shard] and failure is not None:
+                    raise failure
         finally:
             done.set()
             for feed in self.feeds:
@@ -548,26 +555,30 @@ class ProjectionRunner:
                 if feed.thread is not None:
                     feed.thread.join(timeout=5)
 
-    def _take(
-        self, inboxes: list[Inbox], turn: int, views: list[View]
-    ) -> tuple[int, list[Notification | BaseException]] | None:
-        """A batch of one shard's waiting events: the home shard's first, then
-        each other shard's in turn after ``turn``, once the views hold every
-        event of the home shard's log as it stands now (``_home_caught_up``)."""
-        others = [k for k in range(len(inboxes)) if k != HOME_SHARD]
-        start = others.index(turn) + 1 if turn in others else 0
-        for shard in [HOME_SHARD, *others[start:], *others[:start]]:
-            inbox = inboxes[shard]
-            if inbox.empty() or (shard != HOME_SHARD and not self._home_caught_up(views)):
+    def _fill(self, pending: list[Pending], inboxes: list[Inbox]) -> None:
+        """Each shard with nothing pending: up to a batch of its waiting
+        events, decoded (a reader's error kept, to raise once the events
+        before it are projected)."""
+        for feed, events, inbox in zip(self.feeds, pending, inboxes, strict=True):
+            if events or events.failure is not None:
                 continue
-            batch = [inbox.get_nowait()]
-            while len(batch) < self.batch_size:
+            notifications: list[Notification] = []
+            while len(notifications) < self.batch_size:
                 try:
-                    batch.append(inbox.get_nowait())
+                    item = inbox.get_nowait()
                 except queue.Empty:
                     break
-            return shard, batch
-        return None
+                if isinstance(item, BaseException):
+                    events.failure = item
+                    break
+                notifications.append(item)
+            if notifications:
+                decoder = feed.decoder
+                assert decoder is not None  # a notification came: its application is open
+                rows = rows_of(notifications)
+                events.rows = rows
+                decoded, events.error = decoder.decode(rows, text_ids=False)
+                events.events = decoded
 
     def _home_caught_up(self, views: list[View]) -> bool:
         """Do the views hold the home shard's log up to its head, read now?
@@ -593,26 +604,20 @@ class ProjectionRunner:
         self,
         projections: list[ViewProjection],
         feed: Feed,
-        batch: list[Notification | BaseException],
+        rows: list[Row],
+        events: list[DecodedEvent],
+        decode_error: Exception | None,
     ) -> None:
-        errors = [item for item in batch if isinstance(item, BaseException)]
-        notifications = [item for item in batch if isinstance(item, Notification)]
-        if notifications:
-            decoder = feed.decoder
-            assert decoder is not None  # a notification came: its application is open
-            rows = rows_of(notifications)
-            events, decode_error = decoder.decode(rows, text_ids=False)
-            positions = [row[0] for row in rows]
-            for projection in projections:
-                project_batch(projection, rows, events, decode_error, positions, feed.shard)
-            feed.outage.reached()
-            if decode_error is not None:  # every view held the undecodable event
-                raise ViewMovedError(
-                    f"an event every view holds (position {positions[len(events)]}) "
-                    "cannot be decoded: following again from the views' positions"
-                )
-        if errors:
-            raise errors[0]
+        """One shard's run, every view committing it."""
+        positions = [row[0] for row in rows]
+        for projection in projections:
+            project_batch(projection, rows, events, decode_error, positions, feed.shard)
+        feed.outage.reached()
+        if decode_error is not None:  # every view held the undecodable event
+            raise ViewMovedError(
+                f"an event every view holds (position {positions[len(events)]}) "
+                "cannot be decoded: following again from the views' positions"
+            )
 
     def _check(self, views: list[View]) -> None:
         """While idle: each shard's event store still answers (one that does

@@ -171,9 +171,9 @@ def test_views_equal_a_rebuild_whatever_order_the_shards_are_fed_in(
     rated_again: list[str] = []
     original = RatingsView._rate_again
 
-    def counted(self: RatingsView, tx: Any, at: Any, rated: Any) -> None:
-        rated_again.append(rated.game)
-        original(self, tx, at, rated)
+    def counted(self: RatingsView, tx: Any, late: list[Any]) -> None:
+        rated_again.extend(rated.game for _, rated in late)
+        original(self, tx, late)
 
     monkeypatch.setattr(RatingsView, "_rate_again", counted)
     rebuild(store, shards.apps, list(PROJECTIONS.values()))
