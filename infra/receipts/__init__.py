@@ -7,7 +7,8 @@
   in the process and caught up from the log, signing a checkpoint and a
   receipt for what a command appended;
 - ``globallog``: the global log's tree, stored beside the events and
-  appended to from the log in commit order (``Sequencer``);
+  appended to from the log in commit order (``Sequencer``); with shards,
+  one per shard, each beside that shard's events (``service.GlobalLog``);
 - ``publisher``: the thread that appends, signs a global checkpoint at
   least every second while the log grows, asks the witnesses to cosign it
   and keeps it with its cosignatures;

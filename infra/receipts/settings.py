@@ -1,7 +1,8 @@
 """The receipts' settings, read by ``infra.settings.Settings.from_env``.
 
 - ``OPUS_RECEIPTS`` (1): commands answer with receipts and the service keeps
-  the global log; 0 turns it all off (the benchmark's baseline);
+  the global log (one per shard with ``OPUS_SHARDS``); 0 turns it all off
+  (the benchmark's baseline);
 - ``OPUS_RECEIPTS_KEY_FILE`` (``./var/receipts.key``): the signing key, as
   ``PRIVATE+KEY+<name>+<key id>+<base64>`` (Go's note format); made on first
   start if missing, named ``OPUS_RECEIPTS_NAME`` (``opus.localhost``);
