@@ -362,8 +362,11 @@ def main() -> None:
 
     with production(args) as layout:
         http = requests.Session()
+        # The baseline plays games of its own: the watched games start fresh
+        # when their streams open, so that none ends while measured.
+        alone = [HttpGame(http, layout.api) for _ in range(args.watched)]
+        baseline = measure(layout, alone, rates[0], args)
         watched = [HttpGame(http, layout.api) for _ in range(args.watched)]
-        baseline = measure(layout, watched, rates[0], args)
 
         paths = [f"/games/{watched[k % len(watched)].id}/events" for k in range(args.streams)]
         ours, theirs = multiprocessing.get_context("spawn").Pipe()
