@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import uuid
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,9 +16,49 @@ from domain.application import Opus
 from infra.bootstrap import SUBSCRIBABLE_SQLITE_RECORDER, application_opener
 from infra.settings import Settings
 from tests.redis_keys import drop_prefix
-from tests.settings import test_postgres_env
+from tests.settings import (
+    create_run_database,
+    drop_run_database,
+    test_postgres_env,
+    use_run_database,
+)
 
+use_run_database(os.environ, os.getpid())  # before anything reads the settings
 POSTGRES_ENV = test_postgres_env()
+UNIT_TIER = Path(__file__).parent / "unit"
+RUN_DATABASE = pytest.StashKey[bool]()  # made by this process: dropped at its end
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Make this process's PostgreSQL database once its tests are known, if
+    any may need it (the unit tier does no I/O). Unreachable, it is only
+    warned of: the SQLite and Redis tests still run, the PostgreSQL ones fail
+    on their own."""
+    if all(item.path.is_relative_to(UNIT_TIER) for item in session.items):
+        return
+    try:
+        create_run_database()
+    except Exception as error:  # psycopg's, or a missing privilege
+        warnings.warn(f"no PostgreSQL database of the run's own: {error}", stacklevel=1)
+        return
+    session.stash[RUN_DATABASE] = True
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if session.stash.get(RUN_DATABASE, False):
+        drop_run_database()
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """``make test`` runs the tests in pytest-xdist's workers, ``--dist
+    loadgroup``: a file's tests go to one worker together, in their order,
+    sharing their module's fixtures (a server, Chromium), unless the file
+    names a group of its own: ``xdist_group("measures")`` holds the files
+    that time their answers, so no two of them run at once."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 def store_env(kind: str, tmp_path: Path) -> dict[str, str]:
