@@ -19,8 +19,8 @@ lint: $(BIN)/opus
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint  ## unit and integration tests (real SQLite, PostgreSQL, Redis)
-	$(BIN)/pytest -q
+test: lint  ## every tier (real SQLite, PostgreSQL, Redis, Chromium), a worker per core, a file to a worker
+	$(BIN)/pytest -q -n auto --dist loadgroup
 
 bench: $(BIN)/opus
 	$(BIN)/python bench/commands.py

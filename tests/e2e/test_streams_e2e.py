@@ -22,7 +22,8 @@ STREAMS = 200
 FAST = 0.1  # seconds: the median /healthz while the streams are open
 SLOW = 1.0  # seconds: the slowest one allowed (a thread-per-stream layout times out)
 
-pytestmark = pytest.mark.postgres
+# its answers are timed: never beside another such file (make test runs pytest-xdist)
+pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("measures")]
 
 
 @pytest.fixture(scope="module")

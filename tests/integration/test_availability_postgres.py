@@ -32,7 +32,8 @@ from tests.conftest import opener
 from tests.integration.test_projections_crash import assert_equal_to_a_clean_rebuild
 from tests.private_servers import START_SECONDS, PostgresServer, free_port, postgres_bin
 
-pytestmark = pytest.mark.postgres
+# its answers are timed: never beside another such file (make test runs pytest-xdist)
+pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("measures")]
 PROJECT = [sys.executable, "-c", "from api.cli.read_side import project; project()"]
 ROOT = Path(__file__).resolve().parent.parent.parent
 

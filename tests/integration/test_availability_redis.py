@@ -31,6 +31,9 @@ from tests.conftest import opener
 from tests.integration.test_projections_crash import assert_equal_to_a_clean_rebuild
 from tests.private_servers import RedisServer
 
+# its answers are timed: never beside another such file (make test runs pytest-xdist)
+pytestmark = pytest.mark.xdist_group("measures")
+
 
 @pytest.fixture
 def redis_server() -> Iterator[RedisServer]:

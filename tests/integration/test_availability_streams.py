@@ -25,6 +25,9 @@ from flask import Flask
 from api.app import create_app
 from tests.private_servers import free_port
 
+# its answers are timed: never beside another such file (make test runs pytest-xdist)
+pytestmark = pytest.mark.xdist_group("measures")
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 OPUS = str(Path(sys.executable).parent / "opus")
 STREAMS = 10  # open at once: more than a gthread worker's 4 threads

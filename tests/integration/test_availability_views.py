@@ -27,6 +27,9 @@ from tests.apps import embedded_app
 from tests.conftest import REDIS_URL, ViewsUnderTest, open_test_views
 from tests.redis_keys import drop_prefix
 
+# its answers are timed: never beside another such file (make test runs pytest-xdist)
+pytestmark = pytest.mark.xdist_group("measures")
+
 
 @pytest.fixture(params=["sqlite", "redis"])
 def environ(

@@ -294,6 +294,7 @@ def test_T11_2_no_penalty_makes_a_constrained_pair_share_a_table(
             assert not any(set(pair) <= set(t) for t in pairing.tables)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     st.integers(7, 40),
