@@ -8,7 +8,8 @@ gives verify against it; ``opus receipts rebuild`` makes each shard's tree
 again, the same; a game rewritten in one shard's database is caught by
 ``opus verify --receipts``, in that shard's log alone; one shard's database
 refusing connections stops its publisher only, the other shard's goes on
-and its endpoints answer, and the first catches up when it is back.
+and its endpoints answer, and the first catches up when it is back; a
+witness cosigns each shard's checkpoints under that shard's origin.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import orjson
 import psycopg
@@ -33,13 +34,15 @@ from domain.transparency.formats import SignedCheckpoint, TlogProof
 from domain.transparency.logs import (
     aggregate_origin,
     global_origin,
+    global_verifier,
     head_data,
     head_leaf,
 )
 from domain.transparency.merkle import Tree, leaf_hash, verify_consistency, verify_inclusion
-from domain.transparency.note import Verifier, b64decode, open_note
+from domain.transparency.note import COSIGNATURE_V1, Signer, Verifier, b64decode, open_note
 from infra.eventlog import game_records, read_records
 from infra.receipts.publisher import stored_root
+from infra.receipts.witness import Witness, WitnessStore, create_witness_app
 from infra.shards import shard_apps
 from tests.integration.test_receipts import Served, play, rechain, wait_until
 from tests.integration.test_shards import shards_env  # noqa: F401  (a fixture)
@@ -60,10 +63,12 @@ def receipts_env(shards_env: dict[str, str], tmp_path: Path) -> dict[str, str]: 
     }
 
 
-@pytest.fixture
-def service(receipts_env: dict[str, str], tmp_path: Path) -> Iterator[Flask]:
-    app = create_app(
+def sharded_app(receipts_env: dict[str, str], tmp_path: Path) -> Flask:
+    """The HTTP service over the shards, receipts on (their default), its
+    publishers running."""
+    return create_app(
         {
+            "OPUS_RECEIPTS_WITNESSES": None,
             **receipts_env,
             "PERSISTENCE_MODULE": None,
             "POSTGRES_DBNAME": None,
@@ -74,11 +79,15 @@ def service(receipts_env: dict[str, str], tmp_path: Path) -> Iterator[Flask]:
             "OPUS_RUN_PROJECTIONS": "0",
             "OPUS_BOTS": "0",
             "OPUS_RECEIPTS": None,  # on by default, with shards as without
-            "OPUS_RECEIPTS_WITNESSES": None,
             "OPUS_STORE_TIMEOUT": "1",
             "OPUS_RATE_LIMIT": "0",
         }
     )
+
+
+@pytest.fixture
+def service(receipts_env: dict[str, str], tmp_path: Path) -> Iterator[Flask]:
+    app = sharded_app(receipts_env, tmp_path)
     yield app
     app.extensions["opus"].close()
 
@@ -184,6 +193,37 @@ def test_each_shards_global_checkpoint_covers_its_public_events_and_proves_them(
     assert "no shard 2: the event store has 2 shards" in missing.json["message"]
     assert client.get("/receipts/consistency?shard=5&old=0").status_code == 404
     assert client.get("/receipts/checkpoint?shard=-1").status_code == 422
+
+
+def test_a_witness_cosigns_each_shards_checkpoints_under_its_origin(
+    receipts_env: dict[str, str], tmp_path: Path
+) -> None:
+    service_key = Signer.generate(NAME)
+    Path(receipts_env["OPUS_RECEIPTS_KEY_FILE"]).write_text(service_key.to_text())
+    cosigner = Signer.generate("witness.test", COSIGNATURE_V1)
+    shard_keys = [global_verifier(service_key.verifier, k) for k in range(SHARDS)]
+    witness_store = WitnessStore(tmp_path / "witness")
+    witness = Served(create_witness_app(Witness(cosigner, shard_keys, witness_store)))
+    env = {**receipts_env, "OPUS_RECEIPTS_WITNESSES": f"{witness.url} {cosigner.vkey()}"}
+    app = sharded_app(env, tmp_path)
+    try:
+        client = app.test_client()
+        games_on_both_shards(client)
+        for shard in range(SHARDS):
+            origin = global_origin(NAME, shard)
+
+            def cosigned(shard: int = shard, origin: str = origin) -> bool:
+                signed = published_up_to_now(app, client, shard)
+                latest = witness_store.latest(origin)
+                return latest is not None and latest.size == signed.checkpoint.size
+
+            wait_until(cosigned)
+            signed = published_up_to_now(app, client, shard)
+            _, verified = open_note(signed.encode(), [shard_keys[shard], cosigner.verifier])
+            assert verified == [shard_keys[shard], cosigner.verifier]
+    finally:
+        app.extensions["opus"].close()
+        witness.close()
 
 
 def test_the_rebuild_makes_each_shards_tree_again_the_same(
@@ -333,6 +373,8 @@ def test_a_shard_down_stops_its_publisher_alone(
         answer = client.get(f"/receipts/inclusion?aggregate_id={game}&version=1")
         assert answer.status_code == 200 and answer.json["shard"] == 0
         assert client.get("/.well-known/opus-receipts").status_code == 200
+        unknown = client.get(f"/receipts/inclusion?aggregate_id={uuid4()}&version=1")
+        assert unknown.status_code == 503, unknown.data  # it may be on shard 1: never a 404
         unreachable = client.get("/receipts/checkpoint?shard=1")
         assert unreachable.status_code == 503, unreachable.data
         assert unreachable.headers.get("Retry-After")
