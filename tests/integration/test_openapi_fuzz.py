@@ -1,6 +1,8 @@
 """schemathesis against the served OpenAPI spec: no 5xx for any input, and
 every response matches its documented schema. The app is built by a fixture
-when the test runs, never at import (collecting the tests starts nothing)."""
+when the test runs, never at import (collecting the tests starts nothing);
+schemathesis is imported there too, and its pytest plugin is not loaded
+(pyproject.toml): a second of every pytest run's start-up, none of it used."""
 
 from __future__ import annotations
 
@@ -9,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import schemathesis
 from hypothesis import HealthCheck, given, settings
 
 from tests.apps import embedded_app
@@ -17,6 +18,8 @@ from tests.apps import embedded_app
 
 @pytest.fixture(scope="module")
 def api_schema(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    import schemathesis
+
     folder: Path = tmp_path_factory.mktemp("fuzz")
     app = embedded_app(folder, run_projections=True)
     yield schemathesis.openapi.from_wsgi("/openapi.json", app).exclude(
@@ -26,6 +29,8 @@ def api_schema(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 def test_no_input_gives_a_server_error_and_responses_match_the_spec(api_schema: Any) -> None:
+    import schemathesis
+
     operations = [result.ok() for result in api_schema.get_all_operations()]
     assert len(operations) > 15
     for operation in operations:
