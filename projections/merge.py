@@ -8,8 +8,9 @@ whose first waiting event is the earliest (timestamp, then shard: the
 order across shards), up to a second past another shard's first waiting
 event (runs long enough to commit few times, games late by a second at
 most); a run of another shard than the home one stops before the home
-shard's next waiting event, so that every account event (the home
-shard's) is projected before the seats taken after it. When the home
+shard's next waiting event that says whose a token is (an account opened,
+tokens adopted), or its last at hand, so that every such event is
+projected before the seats taken after it. When the home
 shard has nothing waiting, another shard's run waits for ``home_ready``
 (the views hold the home shard's log to its head, or it cannot be
 reached). With one shard, a run is all that waits.
@@ -21,11 +22,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from domain.accounts.events import AccountOpened, TokensAdopted
 from domain.internals import Row
 from domain.sharding import HOME_SHARD
 from projections.base import DecodedEvent
 
 WINDOW = timedelta(seconds=1)  # how far a run may go past another shard's next event
+HOLDING = (AccountOpened, TokensAdopted)  # the events that say whose a token is
 
 
 @dataclass
@@ -46,6 +49,15 @@ class Pending:
     def first_time(self) -> str:
         """The first event's timestamp ("" if it cannot be decoded: at once)."""
         return str(self.events[0][3]["timestamp"]) if self.events else ""
+
+    def holding_time(self) -> str:
+        """The timestamp of the first event that says whose a token is (an
+        account opened, tokens adopted), else of the last event at hand
+        (what comes after it is not known yet)."""
+        for event in self.events:
+            if issubclass(event[0], HOLDING):
+                return str(event[3]["timestamp"])
+        return str(self.events[-1][3]["timestamp"]) if self.events else ""
 
     def take(self, horizon: str | None) -> tuple[list[Row], list[DecodedEvent], Exception | None]:
         """The first events, up to the first stamped at ``horizon`` or later
@@ -76,7 +88,8 @@ def next_run(
     (None: all it has); None when nothing may go now. A run stops
     ``WINDOW`` after another shard's first waiting event (the games of
     that shard ending meanwhile come late, rated again: few), and one of
-    another shard than the home one at the home shard's first waiting event."""
+    another shard than the home one at the home shard's next waiting event
+    that says whose a token is (``Pending.holding_time``)."""
     waiting = [shard for shard, events in enumerate(pending) if events]
     if not waiting:
         return None
@@ -85,7 +98,7 @@ def next_run(
     home = pending[HOME_SHARD]
     if shard != HOME_SHARD:
         if home:
-            stops.append(home.first_time())
+            stops.append(home.holding_time())
         elif not home_ready():
             return None
     return shard, min(stops, default=None)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.accounts.events import AccountOpened
 from projections.merge import Pending, next_run
 
 T0 = "2026-12-01T21:00:00+00:00"
@@ -39,13 +40,27 @@ def test_one_shard_takes_all_it_has() -> None:
 def test_the_earliest_goes_first_up_to_a_second_past_the_others_next() -> None:
     waiting = [pending(2, 2.5, 3.5, 4), pending(0.5, 1, 2.2, 3)]
     shard, horizon = next_run(waiting, never) or (None, None)
-    assert shard == 1 and horizon == at(2)  # the home shard's next event: no later
+    assert shard == 1 and horizon == at(3)  # a second past the home shard's next (2)
     rows, _, _ = waiting[1].take(horizon)
-    assert [row[0] for row in rows] == [1, 2]  # 0.5 and 1; 2.2 waits
+    assert [row[0] for row in rows] == [1, 2, 3]  # 0.5, 1 and 2.2; 3 waits
     shard, horizon = next_run(waiting, never) or (None, None)
-    assert shard == 0 and horizon == at(3.2)  # a second past shard 1's next (2.2)
+    assert shard == 0 and horizon == at(4)  # a second past shard 1's next (3)
     rows, _, _ = waiting[0].take(horizon)
-    assert [row[0] for row in rows] == [1, 2]  # 2 and 2.5; 3.5 is past 3.2
+    assert [row[0] for row in rows] == [1, 2, 3]  # 2, 2.5 and 3.5; 4 waits
+
+
+def test_another_shards_run_stops_at_the_home_shards_next_holding_event() -> None:
+    waiting = [pending(2, 2.5, 4, 9), pending(0.5, 1, 2.2, 3, 3.2)]
+    waiting[0].events[1] = (AccountOpened, "AccountOpened", "a", {"timestamp": at(2.5)})
+    shard, horizon = next_run(waiting, never) or (None, None)
+    assert shard == 1 and horizon == at(2.5)  # not a second past the home shard's 2
+    waiting[0].events[1] = (object, "E", "k", {"timestamp": at(2.5)})
+    shard, horizon = next_run(waiting, never) or (None, None)
+    assert shard == 1 and horizon == at(3)  # nothing holding at hand: a second past 2
+    waiting = [pending(0.1), pending(0.5, 1)]
+    waiting[0].rows.clear()
+    waiting[0].events.clear()
+    assert next_run(waiting, lambda: False) is None
 
 
 def test_another_shard_waits_while_the_home_shard_is_behind() -> None:
