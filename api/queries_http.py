@@ -109,7 +109,7 @@ class HandQuery(MethodView):
             if queries.seats(game_id) is None:
                 return None  # no such game in the view: a 404, or a 503 while it is behind
             reached = queries.position("seats") or 0
-            if reached < queries.head():  # the seat may have been taken since
+            if any(queries.lags("seats").values()):  # the seat may have been taken since
                 raise ApiError(
                     503,
                     f"the seats view is at position {reached}, behind the log: "
