@@ -321,14 +321,18 @@ def play_on(env: dict[str, str], seats: list[str], seed: int) -> int:
         app.close()
 
 
+@pytest.mark.parametrize("down", [1, 0], ids=["shard 1 down", "the home shard down"])
 def test_a_shard_unreachable_does_not_stop_the_other(
-    postgres: PostgresServer, views: ViewsUnderTest, tmp_path: Path
+    postgres: PostgresServer, views: ViewsUnderTest, tmp_path: Path, down: int
 ) -> None:
-    """Shard 1 on a private PostgreSQL, killed under the runner: shard 0's
-    events go on being projected; shard 1's are caught up once it is back,
-    and the views equal a rebuild."""
+    """One shard on a private PostgreSQL, killed under the runner (the home
+    shard too: the other's events do not wait for it): the other shard's
+    events go on being projected; the killed one's are caught up once it is
+    back, and the views equal a rebuild."""
     store = views.store
-    envs = [shard_env(tmp_path, 0), postgres.env]
+    up = 1 - down
+    envs = [shard_env(tmp_path, 0), shard_env(tmp_path, 1)]
+    envs[down] = postgres.env
     seats = ["1" * 64, "2" * 64]
     heads = [play_on(envs[0], seats, 1), play_on(envs[1], seats, 2)]
     runner = ProjectionRunner(
@@ -344,12 +348,12 @@ def test_a_shard_unreachable_does_not_stop_the_other(
         postgres.kill()
         time.sleep(2.0)  # past the reconnect timeout: the runner goes on
         assert runner.is_running, runner.error
-        heads[0] = play_on(envs[0], seats, 3)
-        runner.wait(position_of(0, heads[0], 2), timeout=20)
-        assert queries.lags("table", [heads[0], heads[1]]) == {0: 0, 1: 0}
+        heads[up] = play_on(envs[up], seats, 3)
+        runner.wait(position_of(up, heads[up], 2), timeout=20)
+        assert queries.lags("table", heads) == {0: 0, 1: 0}
         postgres.start()
-        heads[1] = play_on(envs[1], seats, 4)
-        runner.wait(position_of(1, heads[1], 2), timeout=30)
+        heads[down] = play_on(envs[down], seats, 4)
+        runner.wait(position_of(down, heads[down], 2), timeout=30)
     assert runner.error is None
     apps = [Opus(env=env) for env in envs]
     try:
