@@ -124,9 +124,6 @@ class Receipts:
             "witnesses": [{"url": w.url, "vkey": w.vkey} for w in self.settings.witnesses],
         }
 
-    def global_checkpoint(self, shard: int = 0) -> str | None:
-        return self.log(shard).store.checkpoint()
-
     def global_consistency(self, old: int, size: int, shard: int = 0) -> list[bytes]:
         return stored_consistency(self.log(shard).store, old, size)
 

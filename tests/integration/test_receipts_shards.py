@@ -14,6 +14,7 @@ witness cosigns each shard's checkpoints under that shard's origin.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -44,9 +45,9 @@ from infra.eventlog import game_records, read_records
 from infra.receipts.publisher import stored_root
 from infra.receipts.witness import Witness, WitnessStore, create_witness_app
 from infra.shards import shard_apps
-from tests.integration.test_receipts import Served, play, rechain, wait_until
+from tests.integration.test_receipts import WAIT, Served, play, rechain, wait_until
 from tests.integration.test_shards import shards_env  # noqa: F401  (a fixture)
-from tests.settings import connect_test_postgres
+from tests.settings import connect_test_postgres, test_postgres_env
 
 pytestmark = pytest.mark.postgres
 SHARDS = 2
@@ -258,8 +259,14 @@ def test_the_rebuild_makes_each_shards_tree_again_the_same(
 def rewrite_in_store(database: str, records: list[Record]) -> None:
     """The game's stored events given ``records``' chains and payload names,
     in its shard's database, as a server rewriting history would."""
+    env = test_postgres_env()
     with psycopg.connect(
-        f"host=127.0.0.1 port=5432 user=postgres dbname={database}", autocommit=True
+        dbname=database,
+        host=env["POSTGRES_HOST"],
+        port=env["POSTGRES_PORT"],
+        user=env["POSTGRES_USER"],
+        password=env["POSTGRES_PASSWORD"] or None,
+        autocommit=True,
     ) as db:
         for record in records:
             row = db.execute(
@@ -349,12 +356,17 @@ def connections(database: str, allowed: bool) -> None:
 
 
 def a_game_on(client: FlaskClient, shard: int) -> UUID:
-    """A lobby game created on ``shard`` (one made elsewhere is left as it is)."""
-    for _ in range(40):
+    """A lobby game created on ``shard`` (one made elsewhere is left as it
+    is; one the store answered 503 for is tried again, a shard just back
+    being reconnected), within ``WAIT`` seconds."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
         created = client.post("/games", json={})
         if created.status_code == 201 and shard_of(UUID(created.json["game_id"]), SHARDS) == shard:
             return UUID(created.json["game_id"])
-    raise AssertionError(f"40 games and none on shard {shard}")
+        if created.status_code == 503:
+            time.sleep(0.1)
+    raise AssertionError(f"no game made on shard {shard} in {WAIT} s")
 
 
 def test_a_shard_down_stops_its_publisher_alone(
