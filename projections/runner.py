@@ -32,10 +32,13 @@ per shard (index = shard; infra/bootstrap.py's ``shard_openers``), each
 read by a subscription in a thread of its own. A batch holds one shard's
 events and commits that shard's position (tracked under
 ``domain.sharding.upstream_name``), checking the others'; the handlers get
-the positions a client sees (``domain.sharding.position_of``). The home
-shard's events go first: another shard's are projected once the views
-hold the home shard's log as it stood after they were recorded (the
-accounts live there, and a seat is an account's by them). A shard that
+the positions a client sees (``domain.sharding.position_of``). With
+several shards' events at hand, the next run is chosen by
+projections/merge.py: the earliest first, nearly in time across shards;
+another shard's run not past the home shard's next account event, and,
+with none at hand, once the views hold the home shard's log as it stood
+after it was recorded (the accounts live there, and a seat is an
+account's by them: ``_home_caught_up``). A shard that
 cannot be reached is retried on its own while the others' events go on
 being projected, without end when there are several shards (a shard's
 outage must not stop the others; /readyz shows it), and catches up from
