@@ -27,6 +27,7 @@ from eventsourcing.utils import get_topic
 
 from domain import engine
 from domain.chain import GENESIS, SEALED, event_record, next_chain, sealed_payload
+from domain.collector import no_cyclic_gc
 from domain.disclosure import HIDING, hidden_fields, own_fields
 from domain.errors import RuleError
 from domain.events import (
@@ -196,19 +197,21 @@ def verify_game(records: Sequence[Record]) -> Verdict:
 
 def judge_game(records: Sequence[Record]) -> tuple[Verdict, Game | None]:
     """The game's verdict, and the Game re-judged from its records (None when
-    it could not be: a failure, or hidden information redacted)."""
+    it could not be: a failure, or hidden information redacted). The cyclic
+    garbage collector waits meanwhile (domain/collector.py)."""
     verdict = Verdict(records[0].aggregate_id, len(records))
     game = None
     try:
-        check_sequence(records, EVENT_TYPES)
-        check_chain(records)
-        if any(r.redacted for r in records):
-            verdict.judged = False
-            verdict.status = _status(records)
-        else:
-            game = _judge(records)
-            verdict.status = game.state.status
-            verdict.winners = list(game.state.winners)
+        with no_cyclic_gc():
+            check_sequence(records, EVENT_TYPES)
+            check_chain(records)
+            if any(r.redacted for r in records):
+                verdict.judged = False
+                verdict.status = _status(records)
+            else:
+                game = _judge(records)
+                verdict.status = game.state.status
+                verdict.winners = list(game.state.winners)
     except Failure as failure:
         verdict.ok = False
         verdict.position = failure.record.position

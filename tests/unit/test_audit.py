@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from dataclasses import replace
 from datetime import datetime
@@ -360,3 +361,30 @@ def test_canonical_json_is_sorted_compact_utf8_json(value: Any) -> None:
     except UnicodeEncodeError:  # lone surrogates are not text; the engine refuses them
         return
     assert canonical_json(value) == expected
+
+
+def test_verification_pauses_the_cyclic_collector_and_gives_it_back() -> None:
+    """Re-judging makes many short-lived objects and no cycles: with a
+    threshold of one allocation, unpaused, a game of 359 events triggers
+    about 1,900 collections; paused, only the few around it run. The
+    collector is as it was after (on, or left off by the caller)."""
+    records = list(one_game())
+    collections: list[str] = []
+
+    def counted(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(phase)
+
+    threshold = gc.get_threshold()
+    gc.callbacks.append(counted)
+    try:
+        gc.set_threshold(1)
+        assert verify_game(records).ok
+        assert len(collections) < len(records) // 4 and gc.isenabled()
+        gc.disable()
+        assert verify_game(records).ok
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+        gc.set_threshold(*threshold)
+        gc.callbacks.remove(counted)
