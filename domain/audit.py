@@ -328,6 +328,7 @@ def _judge(records: Sequence[Record]) -> Game:
             raise
         except Exception as e:  # a forged payload the rules cannot even read
             raise Failure(records[start], f"cannot be replayed: {type(e).__name__}: {e}") from None
+    game.modified_on = datetime.fromisoformat(records[-1].timestamp)  # (each checked: _replay)
     return game
 
 
@@ -430,11 +431,12 @@ def _replay(game: Game, record: Record, command: Any) -> None:
     the version and the time), without making the event object, the
     replay's largest cost. Its fields are the fact's, which fit its class;
     its version is the next (``check_sequence``); its command and timestamp
-    are checked as making the event would."""
+    are checked as making the event would (the game's time is set from the
+    last, ``_judge``)."""
     if command is None:
         raise Failure(record, f"the payload does not fit {record.type}: no command")
     try:
-        timestamp = datetime.fromisoformat(record.timestamp)
+        datetime.fromisoformat(record.timestamp)
     except (TypeError, ValueError) as e:
         raise Failure(record, f"the payload does not fit {record.type}: {e}") from None
     try:
@@ -443,7 +445,6 @@ def _replay(game: Game, record: Record, command: Any) -> None:
     except Exception as e:
         raise Failure(record, f"cannot be replayed: {type(e).__name__}: {e}") from None
     game.version = record.version
-    game.modified_on = timestamp
 
 
 def _difference(record: Record, type_: str, expected: dict[str, Any]) -> str:
