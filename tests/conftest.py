@@ -55,7 +55,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     loadgroup``: a file's tests go to one worker together, in their order,
     sharing their module's fixtures (a server, Chromium), unless the file
     names a group of its own: ``xdist_group("measures")`` holds the files
-    that time their answers, so no two of them run at once."""
+    that time their answers or kill a server under a short timeout, so no
+    two of them run at once."""
     for item in items:
         if item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))

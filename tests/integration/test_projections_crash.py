@@ -31,6 +31,9 @@ from projections.runner import ProjectionRunner
 from tests.conftest import ViewsUnderTest, opener
 from tests.private_servers import RedisServer
 
+# a runner's Redis reads time out after a second while its server is killed:
+# never beside a file whose answers are timed (make test runs pytest-xdist)
+pytestmark = pytest.mark.xdist_group("measures")
 OPUS = str(Path(sys.executable).parent / "opus")
 # The same `opus project` command without the rest of the CLI (Flask and the
 # HTTP app take longer to import than a kill interval): 0.3 s to start, not 0.5.
