@@ -6,8 +6,11 @@ Re-judging a game (domain/audit.py) makes a few dicts and lists per event
 counting frees them. With the collector on, those allocations trigger its
 collections, and each full one walks every object still alive: in ``opus
 verify``, every record of the log. Verification ran 15 % slower so
-(bench/verify.py). The projections' rebuilds pause it for the same reason
-(``projections.base.no_cyclic_gc``).
+(bench/verify.py). The projections' rebuilds and the analytics export pause
+it for the same reason: they make a few objects per event, none in a cycle,
+and keep many (the views' documents, the rows to write), which every
+collection would walk again (with the collector on, the export took twice
+as long).
 """
 
 from __future__ import annotations

@@ -22,10 +22,8 @@ the view's position.
 from __future__ import annotations
 
 import bisect
-import contextlib
-import gc
 import itertools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, TypeVar
 from uuid import UUID
 
@@ -34,6 +32,7 @@ from eventsourcing.persistence import JSONTranscoder, Mapper, Notification, Trac
 from eventsourcing.projection import Projection
 from eventsourcing.utils import resolve_topic
 
+from domain.collector import no_cyclic_gc as no_cyclic_gc
 from domain.internals import Row, select_rows
 from projections.view import Transaction, View
 
@@ -372,22 +371,3 @@ class EventDecoder:
             state=bytes(state),
         )
         return self.mapper.to_domain_event(stored)
-
-
-@contextlib.contextmanager
-def no_cyclic_gc() -> Iterator[None]:
-    """The cyclic garbage collector paused while a long read of the log runs
-    (a rebuild, the analytics export): it makes a few objects per event,
-    none in a cycle, and keeps many (the views' documents, the rows to
-    write), which every collection would walk again: with the collector on,
-    the export took twice as long. Reference counting frees what it drops as
-    usual; a cycle made meanwhile (by another thread) waits for the
-    collection after."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
