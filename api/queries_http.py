@@ -32,6 +32,7 @@ from api.schemas import (
 )
 from domain.errors import GameNotFoundError, NotSeatedError
 from infra.eventlog import game_export, game_positions
+from infra.shards import home_shard
 from projections.queries import Queries
 
 blp = Blueprint("queries", __name__, description="Queries, from the projections")
@@ -54,7 +55,7 @@ def view(
     queries = svc.views
     after = args.get("after")
     if after is not None:
-        head = queries.head()
+        head = queries.capped(after)  # the log's last position (with shards, its shard's)
         if not queries.in_log(after):
             # No view can ever show a position the log has not reached (with
             # shards: its shard's log).
@@ -67,7 +68,9 @@ def view(
             queries.wait_for([*also, projection], after, svc.query_wait_seconds)
         except TimeoutError as e:
             raise ApiError(503, f"the {projection} view has not caught up: {e}") from None
-    position = queries.position(projection)
+    # with shards: the view's position in the aggregate's shard, or in each (README)
+    shard = None if game_id is None else home_shard(svc.opus, game_id)
+    reflected = queries.reflected(projection, shard)
     data = read(queries)
     if data is None:
         if game_id is not None and (positions := game_positions(svc.opus, game_id)):
@@ -78,7 +81,7 @@ def view(
                 f"retry with after={last}",
             )
         raise ApiError(404, f"no {what} {game_id}" if game_id else "nothing here yet")
-    return {"position": position, "data": data}
+    return {**reflected, "data": data}
 
 
 @blp.route("/games/<uuid:game_id>")
@@ -108,7 +111,8 @@ class HandQuery(MethodView):
                 return queries.hand(game_id, seat) or []
             if queries.seats(game_id) is None:
                 return None  # no such game in the view: a 404, or a 503 while it is behind
-            reached = queries.position("seats") or 0
+            shard = home_shard(services().opus, game_id)
+            reached = queries.reflected("seats", shard)["position"] or 0
             if any(queries.lags("seats").values()):  # the seat may have been taken since
                 raise ApiError(
                     503,

@@ -203,6 +203,13 @@ class ViewSchema(StrictSchema):
         required=True,
         metadata={"description": "The log position the view reflects."},
     )
+    positions = fields.List(
+        fields.Integer(allow_none=True),
+        metadata={
+            "description": "With shards, an answer spanning them: the view's position in "
+            "each shard, by shard (position is then null)."
+        },
+    )
     data = fields.Raw(required=True)
 
 

@@ -87,6 +87,13 @@ class Queries:
         shard, local = shard_position(position, self.shards)
         return local <= self.heads()[shard]
 
+    def capped(self, position: int) -> int:
+        """``position``, or its shard's last written position when it lies
+        past it (one shard: the log's head): the most a view can reach of
+        what it asks (the web pages wait for no more)."""
+        shard, local = shard_position(position, self.shards)
+        return position_of(shard, min(local, self.heads()[shard]), self.shards)
+
     def lags(
         self,
         projection: str,
@@ -129,6 +136,32 @@ class Queries:
         """The last position ``projection`` has taken in (None: nothing yet);
         with shards, the last notification of shard ``shard``'s log."""
         return self.store.position(self._ns(projection, generation), self.upstreams[shard])
+
+    def reflected(
+        self, projection: str, shard: int | None = None, *, generation: str | None = None
+    ) -> dict[str, Any]:
+        """What an answer read from ``projection`` says it reflects, to pass
+        back as ``after=``. One shard: ``position``, the view's. Several:
+        an answer about one aggregate, on ``shard``, has the view's position
+        in that shard (``position_of``) as ``position``; an answer spanning
+        the shards (``shard`` None) has ``position`` None and ``positions``,
+        the view's position in each shard (None where it has taken nothing
+        in). Read before the data, which then reflects at least that."""
+        if self.shards == 1:
+            return {"position": self.position(projection, generation=generation)}
+        if shard is not None:
+            local = self.position(projection, shard=shard, generation=generation)
+            return {"position": None if local is None else position_of(shard, local, self.shards)}
+        reached = [
+            self.position(projection, shard=k, generation=generation) for k in range(self.shards)
+        ]
+        return {
+            "position": None,
+            "positions": [
+                None if local is None else position_of(k, local, self.shards)
+                for k, local in enumerate(reached)
+            ],
+        }
 
     def wait_for(
         self,
@@ -440,10 +473,11 @@ class Queries:
     def ratings_record(
         self, *, history: bool = False, generation: str | None = None
     ) -> dict[str, Any]:
-        """The ratings whole, with the view's position: what ``opus verify
-        --ratings`` recomputes and the export carries."""
+        """The ratings whole, with the view's position (with shards, each
+        shard's too: ``positions``): what ``opus verify --ratings``
+        recomputes and the export carries."""
         ns = self._ns(RatingsView.name, generation)
-        return ratings_record(self.store, ns, history=history)
+        return ratings_record(self.store, ns, history=history, upstreams=self.upstreams)
 
     def _doc(self, ns: str, key: str) -> dict[str, Any] | None:
         """A document of a view; None if there is none."""

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from eventsourcing.application import Application
@@ -79,6 +79,7 @@ from domain.ratings import (
     seat_effects,
     shown,
 )
+from domain.sharding import HOME_SHARD, order_key, position_of
 from projections.accounts import account_of, hold
 from projections.base import DecodedEvent, EventDecoder, Fields, ViewProjection, on, read_rows
 from projections.order import Key, key_of
@@ -377,19 +378,36 @@ def account_rating(store: ViewStore, ns: str, account_id: str) -> dict[str, Any]
     }
 
 
-def ratings_record(store: ViewStore, ns: str, *, history: bool = False) -> dict[str, Any]:
+def ratings_record(
+    store: ViewStore,
+    ns: str,
+    *,
+    history: bool = False,
+    upstreams: Sequence[str] = (APPLICATION_NAME,),
+) -> dict[str, Any]:
     """The ratings as recorded, whole: the view's position, what they were
     computed with, every rated game, every account's and seat's rating (and
     with ``history``, every account's points): what ``opus verify
-    --ratings`` checks, and the export's ratings line."""
+    --ratings`` checks, and the export's ratings line. With shards
+    (``upstreams``: the name each shard's log is tracked under, by shard),
+    ``positions`` too: the view's position in each shard, as a client sees
+    it (``position_of``; None where it has taken nothing in), ``position``
+    the largest."""
     meta = _doc(store, ns, "meta") or record()
     accounts = {}
     for account in sorted(store.scores(ns, "board")):
         rating = _doc(store, ns, f"rating:{account}")
         if rating is not None:
             accounts[account] = {k: rating[k] for k in ("mu", "sigma", "games")}
+    reached = [store.position(ns, upstream) for upstream in upstreams]
+    shards = len(upstreams)
+    positions = [
+        None if local is None else position_of(k, local, shards) for k, local in enumerate(reached)
+    ]
+    taken = [p for p in positions if p is not None]
     found: dict[str, Any] = {
-        "position": store.position(ns, APPLICATION_NAME),
+        "position": reached[0] if shards == 1 else max(taken, default=None),
+        **({"positions": positions} if shards > 1 else {}),
         **meta,
         "games": [json.loads(text) for text in store.items(ns, "games")],
         "accounts": accounts,
@@ -419,18 +437,44 @@ LOG_EVENTS = (
     SeatWithdrawn,
     GameEnded,
 )
+HOLDING = (AccountOpened, TokensAdopted)  # whose a token is: the home shard's
+SEATED = tuple(cls for cls in LOG_EVENTS if cls not in HOLDING)  # a game's, on its shard
 PAGE = 2000
 
 
 def ledger_from_log(
-    app: Application[Any], stop: int | None = None, params: Parameters = PARAMETERS
+    app: Application[Any] | Sequence[Application[Any]],
+    stop: int | Sequence[int] | None = None,
+    params: Parameters = PARAMETERS,
 ) -> Ledger:
     """Every rating recomputed from the log up to ``stop`` (its head when
     None) in one pass (domain.ratings.Ledger): only the event types the
-    ratings read, the private accounts' holdings among them."""
+    ratings read, the private accounts' holdings among them. With shards
+    (``app`` a list of each shard's application, shard 0 first; ``stop``
+    then each shard's own notification, or None for every head): every
+    shard's log, the games rated in the order the ratings view rates them
+    (``_across_shards``)."""
+    apps = list(app) if isinstance(app, Sequence) else [app]
+    stops = [stop] * len(apps) if stop is None or isinstance(stop, int) else list(stop)
+    if len(stops) != len(apps):
+        raise ValueError(
+            f"{len(stops)} position(s) for {len(apps)} shard(s): name a position of each"
+        )
+    if len(apps) > 1:
+        return _across_shards(apps, stops, params)
     ledger = Ledger(params)
+    for position, kind, key, fields in _log(apps[0], stops[0], LOG_EVENTS):
+        ledger.feed(kind, key, fields, position)
+    return ledger
+
+
+def _log(
+    app: Application[Any], stop: int | None, events: Sequence[type[Any]]
+) -> Iterator[tuple[int, str, str, Fields]]:
+    """One log's events of these types up to ``stop`` (its head when None),
+    in its order: (notification, type name, aggregate key, fields)."""
     decoder = EventDecoder(app.mapper)
-    topics = [get_topic(cls) for cls in LOG_EVENTS]
+    topics = [get_topic(cls) for cls in events]
     end = (app.recorder.max_notification_id() or 0) if stop is None else stop
     position = 0
     while position < end:
@@ -441,6 +485,55 @@ def ledger_from_log(
         if error is not None:
             raise error
         for row, (_, kind, key, fields) in zip(rows, records, strict=True):
-            ledger.feed(kind, key, fields, row[0])
+            yield row[0], kind, key, fields
         position = rows[-1][0]
+
+
+def _across_shards(
+    apps: Sequence[Application[Any]], stops: Sequence[int | None], params: Parameters
+) -> Ledger:
+    """The ratings of several shards' logs, as the view has them: a seat is
+    the account's that took its token last at or before the seat in the
+    order across shards (``domain.sharding.order_key``; the accounts' events
+    are the home shard's); each game's sitting follows its shard's log; the
+    games are rated in the order of their GameEnded across shards, every
+    position the one a client sees (``position_of``)."""
+    shards = len(apps)
+    held: dict[str, list[tuple[Key, str]]] = {}  # token hash -> (from, account), in order
+    home = HOME_SHARD
+    for local, kind, key, fields in _log(apps[home], stops[home], HOLDING):
+        at = list(order_key(fields["timestamp"], position_of(home, local, shards), shards))
+        hashes = [fields["holder_hash"]] if kind == "AccountOpened" else fields["token_hashes"]
+        for token_hash in hashes:
+            bisect.insort(held.setdefault(token_hash, []), (at, key), key=_first_of)
+    ended: list[tuple[Key, RatedGame]] = []
+    for shard, app in enumerate(apps):
+        seating = Ledger(params)  # this shard's games on their way, never rated here
+        for local, kind, key, fields in _log(app, stops[shard], SEATED):
+            position = position_of(shard, local, shards)
+            at = list(order_key(fields["timestamp"], position, shards))
+            if kind == "GameEnded":
+                ending = seating.sittings.pop(key, None)
+                rated = None if ending is None else ending.rated(key, position, fields["scores"])
+                if rated is not None:
+                    ended.append((at, rated))
+                continue
+            if kind == "PlayerJoined":  # whose the seat is, as of the seat
+                token_hash = fields.get("token_hash") or ""
+                account = _holder(held.get(token_hash, []), at)
+                seating.holders = {} if account is None else {token_hash: account}
+            seating.feed(kind, key, fields, position)
+    ledger = Ledger(params)
+    for _, game in sorted(ended, key=_first):
+        ledger.apply(game)
     return ledger
+
+
+def _holder(holdings: list[tuple[Key, str]], at: Key) -> str | None:
+    """The account that took a token last at or before ``at`` (None: none had)."""
+    index = bisect.bisect_right(holdings, at, key=_first_of)
+    return holdings[index - 1][1] if index else None
+
+
+def _first_of(item: tuple[Key, str]) -> Key:
+    return item[0]

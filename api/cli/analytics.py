@@ -113,10 +113,13 @@ def report(
     except (FileNotFoundError, ValueError, RuntimeError) as e:
         raise click.ClickException(str(e)) from None
     seats = None
-    if ratings:  # the ratings' seats, from the log up to the position the export reached
+    if ratings:  # the ratings' seats, from the log up to where the export reached (each shard)
         app = open_application(settings)
         try:
-            ledger = ledger_from_log(app, stop=Manifest.load(data).position)
+            logs = shard_apps(app)
+            ledger = ledger_from_log(logs, stop=Manifest.load(data).reached(len(logs)))
+        except ValueError as e:  # an export of another layout
+            raise click.ClickException(f"{data}: {e}") from None
         finally:
             app.close()
         seats = (ledger.params, ledger.seats())

@@ -21,8 +21,10 @@ from domain.ratings import (
     claimed_seats,
     differences,
 )
+from domain.sharding import shard_position
 from infra.bootstrap import log_head, open_views
 from infra.settings import Settings
+from infra.shards import shard_apps
 from projections.ports import ViewStoreError
 from projections.queries import Queries
 from projections.ratings import ledger_from_log
@@ -57,10 +59,11 @@ def ratings(
 ) -> None:
     """The accounts by rating (the conservative estimate μ − 3σ, scaled), or
     ACCOUNT's rating with its history, one line per rated game."""
-    store = open_views(Settings.from_env())
-    queries = Queries(store)
+    settings = Settings.from_env()
+    store = open_views(settings)
+    queries = Queries(store, shards=settings.shard_count)
     try:
-        position = queries.position("ratings", generation=generation)
+        reflected = queries.reflected("ratings", generation=generation)
         if account is not None:
             found = queries.rating(account, after=after, generation=generation)
             if found is None:
@@ -77,7 +80,10 @@ def ratings(
     if as_json:
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))
         return
-    click.echo(f"ratings view at position {position}; {describe(result['model'])}")
+    at = f"position {reflected['position']}"
+    if "positions" in reflected:  # with shards: each shard's
+        at = "positions " + ", ".join(str(p) for p in reflected["positions"])
+    click.echo(f"ratings view at {at}; {describe(result['model'])}")
     for line in lines:
         click.echo(line)
 
@@ -184,11 +190,13 @@ def verify_ratings(
     against every rating recomputed from the log up to the view's position
     (the accounts' holdings read from their events); on an export, the
     ratings line it carries (``carried``, ``opus export --ratings``) against
-    those recomputed from its games."""
+    those recomputed from its games. With shards, the view's position in
+    each shard, and every shard's log up to it."""
     if app is not None:
+        logs = shard_apps(app)
         store = open_views(settings)
         try:
-            recorded = Queries(store).ratings_record(history=True)
+            recorded = Queries(store, shards=len(logs)).ratings_record(history=True)
         finally:
             store.close()
         position = recorded["position"]
@@ -196,8 +204,15 @@ def verify_ratings(
             if log_head(app) == 0:
                 return True, ["--   ratings: not built yet (the log is empty)"]
             return False, ["FAIL ratings: the ratings view is not built: run `opus project`"]
-        ledger = ledger_from_log(app, stop=position, params=parameters_of(recorded))
-        return check_ratings(recorded, ledger, f"at position {position}")
+        if len(logs) == 1:
+            stops, where = [position], f"at position {position}"
+        else:  # as of the view's position in every shard
+            stops = [
+                0 if p is None else shard_position(p, len(logs))[1] for p in recorded["positions"]
+            ]
+            where = "at " + ", ".join(f"{n} of shard {k}" for k, n in enumerate(stops))
+        ledger = ledger_from_log(logs, stop=stops, params=parameters_of(recorded))
+        return check_ratings(recorded, ledger, where)
     if not carried:
         return False, [
             "FAIL ratings: the file carries no ratings (export them with `opus export --ratings`)"
@@ -209,10 +224,10 @@ def verify_ratings(
 
 def ratings_line(settings: Settings) -> str:
     """The ratings as the view holds them now, as the export's last line:
-    ``{"ratings": {...}}``."""
+    ``{"ratings": {...}}`` (with shards, the view's position in each)."""
     store = open_views(settings)
     try:
-        recorded = Queries(store).ratings_record()
+        recorded = Queries(store, shards=settings.shard_count).ratings_record()
     finally:
         store.close()
     return json.dumps({"ratings": recorded}, ensure_ascii=False, sort_keys=True)

@@ -3,7 +3,9 @@
 the seat advantage the SQL measures (its share and 95 % Wilson interval).
 
 ``opus analytics report`` recomputes the ratings from the log up to the
-export's position (projections.ratings.ledger_from_log), so both figures
+export's position (with shards, each shard's log up to the manifest's
+position in it, in the order the ratings view rates games across shards:
+projections.ratings.ledger_from_log), so both figures
 come from the same ended games (the ratings from those of them with two
 accounts or more). Not a SQL question: the ratings are a sequential fold no
 SQL engine runs; the answer is added to the report's results as one more.
