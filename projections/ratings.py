@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from eventsourcing.application import Application
@@ -440,6 +440,8 @@ LOG_EVENTS = (
 HOLDING = (AccountOpened, TokensAdopted)  # whose a token is: the home shard's
 SEATED = tuple(cls for cls in LOG_EVENTS if cls not in HOLDING)  # a game's, on its shard
 PAGE = 2000
+# a game's event: its position (as a client sees it), timestamp, type name, game, fields
+GameEvent = tuple[int, str, str, str, Mapping[str, Any]]
 
 
 def ledger_from_log(
@@ -495,9 +497,7 @@ def _across_shards(
     """The ratings of several shards' logs, as the view has them: a seat is
     the account's that took its token last at or before the seat in the
     order across shards (``domain.sharding.order_key``; the accounts' events
-    are the home shard's); each game's sitting follows its shard's log; the
-    games are rated in the order of their GameEnded across shards, every
-    position the one a client sees (``position_of``)."""
+    are the home shard's), the games rated by ``rate_across_shards``."""
     shards = len(apps)
     held: dict[str, list[tuple[Key, str]]] = {}  # token hash -> (from, account), in order
     home = HOME_SHARD
@@ -506,33 +506,53 @@ def _across_shards(
         hashes = [fields["holder_hash"]] if kind == "AccountOpened" else fields["token_hashes"]
         for token_hash in hashes:
             bisect.insort(held.setdefault(token_hash, []), (at, key), key=_first_of)
+
+    def holder(token_hash: str, at: Key) -> str | None:
+        holdings = held.get(token_hash, [])
+        index = bisect.bisect_right(holdings, at, key=_first_of)
+        return holdings[index - 1][1] if index else None
+
+    logs = [_games(app, shard, shards, stops[shard]) for shard, app in enumerate(apps)]
+    return rate_across_shards(logs, shards, Ledger(params), holder)
+
+
+def _games(app: Application[Any], shard: int, shards: int, stop: int | None) -> Iterator[GameEvent]:
+    """Shard ``shard``'s game events the ratings read, in its log's order."""
+    for local, kind, key, fields in _log(app, stop, SEATED):
+        yield position_of(shard, local, shards), fields["timestamp"], kind, key, fields
+
+
+def rate_across_shards(
+    logs: Iterable[Iterable[GameEvent]],
+    shards: int,
+    ledger: Ledger,
+    holder: Callable[[str, Key], str | None] | None = None,
+) -> Ledger:
+    """Each shard's game events (``logs``, by shard, each in its log's
+    order) folded into ``ledger`` as the ratings view folds them: each
+    game's sitting in its shard's order, a seat the account's ``holder``
+    says held its token at the seat's place in the order across shards
+    (unless ``ledger.claimed`` names it: an export), and the games rated in
+    the order of their GameEnded across shards (``order_key``)."""
     ended: list[tuple[Key, RatedGame]] = []
-    for shard, app in enumerate(apps):
-        seating = Ledger(params)  # this shard's games on their way, never rated here
-        for local, kind, key, fields in _log(app, stops[shard], SEATED):
-            position = position_of(shard, local, shards)
-            at = list(order_key(fields["timestamp"], position, shards))
+    for log in logs:
+        seating = Ledger(ledger.params, ledger.claimed)  # games on their way, not rated here
+        for position, timestamp, kind, key, fields in log:
+            at = list(order_key(timestamp, position, shards))
             if kind == "GameEnded":
                 ending = seating.sittings.pop(key, None)
                 rated = None if ending is None else ending.rated(key, position, fields["scores"])
                 if rated is not None:
                     ended.append((at, rated))
                 continue
-            if kind == "PlayerJoined":  # whose the seat is, as of the seat
+            if kind == "PlayerJoined" and holder is not None:  # whose the seat is, then
                 token_hash = fields.get("token_hash") or ""
-                account = _holder(held.get(token_hash, []), at)
+                account = holder(token_hash, at)
                 seating.holders = {} if account is None else {token_hash: account}
             seating.feed(kind, key, fields, position)
-    ledger = Ledger(params)
     for _, game in sorted(ended, key=_first):
         ledger.apply(game)
     return ledger
-
-
-def _holder(holdings: list[tuple[Key, str]], at: Key) -> str | None:
-    """The account that took a token last at or before ``at`` (None: none had)."""
-    index = bisect.bisect_right(holdings, at, key=_first_of)
-    return holdings[index - 1][1] if index else None
 
 
 def _first_of(item: tuple[Key, str]) -> Key:

@@ -27,7 +27,7 @@ from infra.settings import Settings
 from infra.shards import shard_apps
 from projections.ports import ViewStoreError
 from projections.queries import Queries
-from projections.ratings import ledger_from_log
+from projections.ratings import ledger_from_log, rate_across_shards
 
 SHOWN_DIFFERENCES = 5  # differences printed by verify; the count says how many there are
 
@@ -171,6 +171,8 @@ def ledger_of_records(recorded: Mapping[str, Any], records: Iterable[Record]) ->
     position, with the accounts it says held each rated seat (an export
     carries no account's events)."""
     ledger = Ledger(parameters_of(recorded), claimed=claimed_seats(recorded))
+    if recorded.get("positions"):  # with shards: each shard's, its games in order across them
+        return _across_shards(recorded["positions"], records, ledger)
     stop = recorded.get("position") or 0
     for record in sorted(records, key=lambda r: r.position or 0):
         if record.position is None or record.position > stop:
@@ -178,6 +180,31 @@ def ledger_of_records(recorded: Mapping[str, Any], records: Iterable[Record]) ->
         if record.payload is not None:
             ledger.feed(record.type, record.aggregate_id, record.payload, record.position)
     return ledger
+
+
+def _across_shards(
+    positions: list[int | None], records: Iterable[Record], ledger: Ledger
+) -> Ledger:
+    """An export of several shards: each shard's games up to the view's
+    position in it (``positions``, each naming its shard), rated in the
+    order the ratings view rates them (``rate_across_shards``)."""
+    shards = len(positions)
+    stops = [0 if p is None else shard_position(p, shards)[1] for p in positions]
+    logs: list[list[Record]] = [[] for _ in range(shards)]
+    for record in records:
+        if record.position is None or record.payload is None:
+            continue
+        shard, local = shard_position(record.position, shards)
+        if local <= stops[shard]:
+            logs[shard].append(record)
+    events = [
+        [
+            (r.position or 0, r.timestamp, r.type, r.aggregate_id, r.payload or {})
+            for r in sorted(log, key=lambda r: r.position or 0)
+        ]
+        for log in logs
+    ]
+    return rate_across_shards(events, shards, ledger)
 
 
 def verify_ratings(
@@ -219,7 +246,10 @@ def verify_ratings(
         ]
     recorded = carried[-1]
     ledger = ledger_of_records(recorded, records)
-    return check_ratings(recorded, ledger, f"of the export, at position {recorded.get('position')}")
+    at = f"position {recorded.get('position')}"
+    if recorded.get("positions"):  # with shards: the view's in each shard
+        at = "positions " + ", ".join(str(p) for p in recorded["positions"])
+    return check_ratings(recorded, ledger, f"of the export, at {at}")
 
 
 def ratings_line(settings: Settings) -> str:

@@ -6,7 +6,8 @@ its shards (accounts on the home shard, games rated across both).
 ``opus verify --ratings`` reads every shard's log as of the view's position
 in each and rates the games in the order the view does, so it passes on a
 rebuild and on views fed in other interleavings (late games rated again)
-or only partly, and fails on a tampered rating; the analytics report's seat
+or only partly, and fails on a tampered rating, and so does ``opus verify
+--ratings --file`` on an export of both shards; the analytics report's seat
 effects are the rebuilt view's; a game's answer on shard 1 names the
 view's position there, which ``?after=`` takes at once, and one a step past
 it is waited for and times out; an answer spanning the shards names each.
@@ -154,6 +155,31 @@ def test_verify_ratings_over_two_shards_agrees_with_every_interleaving_and_fails
     assert failed.exit_code == 1, failed.output
     assert f"FAIL ratings at {heads[0]} of shard 0, {heads[1]} of shard 1" in failed.output
     assert f"account {shards.accounts['Ben']}: recorded μ" in failed.output
+
+
+def test_an_export_of_two_shards_carries_the_ratings_and_verify_holds_them_to_its_games(
+    sharded: Sharded, tmp_path: Path
+) -> None:
+    shards, store = sharded.shards, sharded.store
+    rebuild(store, shards.apps, [PROJECTIONS["ratings"]])
+    heads = shards.heads()
+    path = tmp_path / "log.ndjson"
+    done = opus(sharded.env, "export", "--ratings", "--output", str(path))
+    assert done.exit_code == 0, done.output
+    lines = path.read_text(encoding="utf-8").splitlines()
+    carried = json.loads(lines[-1])["ratings"]
+    positions = [position_of(k, head, 2) for k, head in enumerate(heads)]
+    assert carried["positions"] == positions and carried["position"] == max(positions)
+    good = opus(sharded.env, "verify", "--ratings", "--file", str(path))
+    assert good.exit_code == 0, good.output
+    at = f"at positions {positions[0]}, {positions[1]}: 6 rated games"
+    assert f"ok   ratings of the export, {at}" in good.output
+    nudged = json.loads(json.dumps(carried))
+    nudged["games"][-1]["seats"][0]["mu"] += 1e-7
+    changed = tmp_path / "changed.ndjson"
+    changed.write_text("\n".join([*lines[:-1], json.dumps({"ratings": nudged})]) + "\n")
+    bad = opus(sharded.env, "verify", "--ratings", "--file", str(changed))
+    assert bad.exit_code == 1 and "rated game 6" in bad.output and "recorded μ" in bad.output
 
 
 def test_the_reports_seat_effects_over_two_shards_are_the_views(sharded: Sharded) -> None:
