@@ -1,4 +1,6 @@
-"""Shared fixtures: the application on each real store."""
+"""Shared fixtures (the application on each real store, the view stores)
+and the session's set-up: each test process's own PostgreSQL database, and
+the files' groups pytest-xdist's workers take."""
 
 from __future__ import annotations
 
