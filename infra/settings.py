@@ -333,7 +333,9 @@ def shard_stores(env: Mapping[str, str]) -> tuple[dict[str, str], ...]:
             f"OPUS_SHARDS needs PostgreSQL: PERSISTENCE_MODULE={base['PERSISTENCE_MODULE']} "
             f"(shards are PostgreSQL servers; unset it or set it to {POSTGRES})"
         )
-    stores = tuple({**base, **_shard_address(entry, k)} for k, entry in enumerate(entries))
+    stores = tuple(
+        {**base, **_both_spellings(_shard_address(entry, k))} for k, entry in enumerate(entries)
+    )
     seen: dict[tuple[str, str, str], int] = {}
     for k, store in enumerate(stores):
         where = (store["POSTGRES_HOST"], store["POSTGRES_PORT"], store["POSTGRES_DBNAME"])
@@ -379,6 +381,15 @@ def _shard_address(entry: str, k: int) -> dict[str, str]:
     if url.password is not None:
         address["POSTGRES_PASSWORD"] = unquote(url.password)
     return address
+
+
+def _both_spellings(address: dict[str, str]) -> dict[str, str]:
+    """A shard's address under eventsourcing's both names for each variable:
+    the library reads ``OPUS_POSTGRES_*`` before ``POSTGRES_*`` (and the
+    process's environment under the settings), so an ``OPUS_POSTGRES_DBNAME``
+    set beside ``OPUS_SHARDS`` would otherwise send every shard to one
+    database."""
+    return {**address, **{APPLICATION_PREFIX + name: value for name, value in address.items()}}
 
 
 def describe_shard(store: Mapping[str, str]) -> str:

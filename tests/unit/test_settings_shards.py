@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from eventsourcing.utils import Environment
 
 from infra.settings import POSTGRES, Settings
 
@@ -76,3 +77,17 @@ def test_shards_need_postgresql() -> None:
     sqlite = "PERSISTENCE_MODULE=eventsourcing.sqlite"
     with pytest.raises(ValueError, match=re.escape(f"needs PostgreSQL: {sqlite}")):
         Settings.from_env({"OPUS_SHARDS": "a/x b/x", "PERSISTENCE_MODULE": "eventsourcing.sqlite"})
+
+
+def test_a_prefixed_store_variable_does_not_send_every_shard_to_one_database() -> None:
+    # eventsourcing reads OPUS_POSTGRES_* before POSTGRES_*: each shard's
+    # address must win under both names
+    settings = Settings.from_env(
+        {**BASE, "OPUS_POSTGRES_DBNAME": "opus", "OPUS_POSTGRES_HOST": "db9.local"}
+        | {"OPUS_SHARDS": "db0.local/s0, db1.local/s1"}
+    )
+    seen = []
+    for store in settings.shards:
+        env = Environment("Opus", store)
+        seen.append((env.get("POSTGRES_HOST"), env.get("POSTGRES_DBNAME")))
+    assert seen == [("db0.local", "s0"), ("db1.local", "s1")]
