@@ -67,6 +67,7 @@ class Opus(Application[UUID]):
     def __init__(self, env: dict[str, str] | None = None) -> None:
         super().__init__(env)
         self.runner = Runner(self)
+        self.runner.placement = self.place_with
         self.runner.policies.append(TournamentResults())
         self.runner.on_saved = self.tell_listeners
         # Called with the records of every command after it is saved, in the
@@ -216,6 +217,11 @@ class Opus(Application[UUID]):
 
         return self.runner.run(Command(game_id, Game, withdraw, organiser), caller)
 
+    def place_with(self, aggregate_id: UUID, anchor: UUID | None) -> None:
+        """Where an aggregate lives when the store is split over shards
+        (infra/shards.py): with ``anchor``, or on the home shard if None, so
+        that finding it asks that shard alone. One store: nothing to choose."""
+
     # ---- queries -----------------------------------------------------------
 
     def organises(self, aggregate_id: UUID, token_hash: str) -> bool:
@@ -353,6 +359,7 @@ def invitation_of(state: GameState) -> str:
 def check_admitted(game: Game, unit: Unit, caller: Caller, invitation: str | None) -> None:
     """Who may join a lobby game: anyone, unless it is by invitation
     (``Admission``); then its organiser, the service, and whoever brings its code."""
+    unit.runner.placement(admission_id(game.id), game.id)
     try:
         mode = unit.get(admission_id(game.id), Admission).mode
     except AdmissionNotSetError:

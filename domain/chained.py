@@ -23,6 +23,9 @@ class Chained(Aggregate):
 
     noun: ClassVar[str] = "aggregate"
     missing: ClassVar[type[OpusError]] = OpusError
+    # Lives on the home shard when the store is split (domain/sharding.py):
+    # the service's accounts and their names.
+    on_home_shard: ClassVar[bool] = False
 
     def _start_chain(self) -> None:
         self.chain = GENESIS  # the head of the hash chain, set by every event

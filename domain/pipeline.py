@@ -201,6 +201,9 @@ class Runner:
 
     def __init__(self, app: Application[UUID]) -> None:
         self.app = app
+        # where an aggregate lives, told to a store split over shards (the
+        # application's ``place_with``); one store: nothing to tell
+        self.placement: Callable[[UUID, UUID | None], None] = lambda key, anchor: None
         self.policies: list[SavePolicy] = []
         self.on_saved: Listener | None = None
         self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
@@ -227,6 +230,8 @@ class Runner:
 
     def load(self, aggregate_id: UUID, kind: type[A]) -> A:
         """The cached copy (the store's, if none is cached)."""
+        if kind.on_home_shard:
+            self.placement(aggregate_id, None)
         try:
             aggregate: Any = self.app.repository.get(aggregate_id)
         except AggregateNotFoundError:

@@ -109,6 +109,17 @@ class ShardedRecorder(ApplicationRecorder):
             while len(self._locations) > LOCATIONS:
                 self._locations.popitem(last=False)
 
+    def place_with(self, aggregate_id: UUID, anchor: UUID | None) -> None:
+        """Learn where an aggregate lives without asking every shard: with
+        ``anchor`` (a game's admission with its game), or on the home shard
+        (``anchor`` None: an account, a name). Nothing if it is known
+        already, or if the anchor is found nowhere."""
+        if self.known(aggregate_id) is not None:
+            return
+        shard = private_shard(self.shards) if anchor is None else self.locate(anchor)
+        if shard is not None:
+            self._learn(aggregate_id, shard)
+
     def locate(self, aggregate_id: UUID) -> int | None:
         """The shard the aggregate lives on; None if no shard holds it
         (every shard answered). ``ShardUnreachableError`` if it was not
@@ -265,6 +276,11 @@ class ShardedOpus(Opus):
         env.pop("APPLICATION_RECORDER_TOPIC", None)
         env.pop("OPUS_APPLICATION_RECORDER_TOPIC", None)
         super().__init__(env)
+
+    def place_with(self, aggregate_id: UUID, anchor: UUID | None) -> None:
+        recorder = self.recorder
+        assert isinstance(recorder, ShardedRecorder)
+        recorder.place_with(aggregate_id, anchor)
 
     def construct_mapper(self) -> Mapper[UUID]:
         return self.shards[0].mapper

@@ -84,6 +84,7 @@ class Session:
 
 class Account(Private):
     noun: ClassVar[str] = "account"
+    on_home_shard: ClassVar[bool] = True
     missing: ClassVar[type[OpusError]] = AccountNotFoundError
 
     def __init__(self, name: str, kind: str, key_hash: str, holder_hash: str) -> None:
@@ -200,6 +201,7 @@ class AccountName(Private):
     """Who holds a name's key: names are unique across accounts by T2.1's key."""
 
     noun: ClassVar[str] = "name"
+    on_home_shard: ClassVar[bool] = True
     missing: ClassVar[type[OpusError]] = AccountNotFoundError
 
     def __init__(self, account: str) -> None:

@@ -351,6 +351,7 @@ class AccountCommands:
 
     def admission(self, game_id: UUID) -> str:
         """Who may join a lobby game: "open" (no admission recorded) or "invitation"."""
+        self.runner.placement(admission_id(game_id), game_id)
         try:
             with self.runner.reading(admission_id(game_id), Admission) as found:
                 return found.mode

@@ -39,8 +39,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from api.app import create_app
+from domain.errors import AccountNotFoundError
 from domain.sharding import shard_of
-from infra.shards import ShardedRecorder, ShardUnreachableError, shard_apps
+from infra.shards import ShardedOpus, ShardedRecorder, ShardUnreachableError, shard_apps
 from tests.moves_http import move_request
 from tests.private_servers import START_SECONDS, PostgresServer, postgres_bin
 
@@ -267,6 +268,15 @@ def test_a_killed_shard_answers_503_the_others_keep_answering_and_nothing_is_los
             assert fresh.locate(account) == 0
         with pytest.raises(ShardUnreachableError, match="shard 2"):
             fresh.locate(uuid.uuid4())
+        # ... and what can live on the home shard alone, or with its game, is
+        # asked of that shard alone: an account, a fresh name, an admission
+        newcomer = ShardedOpus(shard_apps(opus), ["0", "1", "2"])
+        with pytest.raises(AccountNotFoundError):
+            newcomer.accounts.view(uuid.uuid4())
+        newcomer.accounts.rename(accounts[0], "A name no one has had")
+        assert newcomer.accounts.view(accounts[0]).name == "A name no one has had"
+        healthy = next(t for tables in played for t in tables if t.shard != VICTIM)
+        assert newcomer.accounts.admission(UUID(healthy.game)) == "open"
         ready = client.get("/readyz").json["checks"]
         assert ready["shard:0"] == ready["shard:1"] == "ok"
         assert ready["shard:2"].startswith("unreachable") and ready["event_store"] == "ok"
