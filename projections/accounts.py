@@ -133,16 +133,19 @@ class AccountsView(ViewProjection):
 
     @on(PlayerLeft)
     def _left(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
-        """Before the start: the seat is freed and those after it move down."""
+        """Before the start: the seat is freed and those after it move down.
+        An account that held the freed seat and another one is listed again
+        for the other, as of this event (with one shard: at the list's end)."""
         seated: list[str | None] = tx.doc(f"seated:{game}", [])
         left = p["player"]
+        at = key_of(self.view, p, position)
         if left < len(seated):
             gone = seated.pop(left)
             if gone is not None:
                 self._seat(tx, gone, game, None, None)
         for seat, account in enumerate(seated[left:], start=left):
             if account is not None:
-                self._seat(tx, account, game, seat, None)  # listed already
+                self._seat(tx, account, game, seat, at)
 
     @on(GameStarted)
     def _started(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:

@@ -16,6 +16,7 @@ import random
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from json import loads
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -221,6 +222,28 @@ def test_what_the_order_across_shards_decides(shards: Shards, views: ViewsUnderT
     ended = [g["game"] for g in queries.lobby()["ended"]]
     assert ended.index(str(shards.games["game7"])) < ended.index(str(shards.games["game6"]))
     assert {p["account"] for p in queries.ratings()["players"]} == set(ids)
+
+
+def test_an_account_seated_twice_keeps_its_games_and_their_order_when_a_seat_is_removed(
+    shards: Shards, views: ViewsUnderTest
+) -> None:
+    """Dee sits twice at a lobby table on shard 1 (her own seat and a token
+    she adopted); the first is removed before the start: the game stays hers
+    under her other seat, and her list keeps one order key per game."""
+    other = shards.apps[1]
+    game = other.create_game(secret=b"\x09" * 32)
+    other.join(game, "Dee's guest", caller=Caller(ADOPTED))
+    other.join(game, "Dee", caller=Caller(shards.holders["Dee"]))
+    other.remove_seat(game, 0)
+    rebuild(views.store, shards.apps, list(PROJECTIONS.values()))
+    dee = Queries(views.store, shards=2).account(shards.accounts["Dee"])
+    assert dee is not None
+    listed = {g["game"]: g["seat"] for g in dee["games"]}
+    assert listed[str(game)] == 0
+    account = shards.accounts["Dee"]
+    stored = views.store.dump(namespace("accounts", views.store.active_generation("accounts")))
+    games, keys = loads(stored[f"doc games:{account}"]), loads(stored[f"doc games:{account}@order"])
+    assert len(games) == len(keys) == len(dee["games"])
 
 
 def test_a_live_runner_of_two_shards_equals_a_rebuild(
