@@ -287,7 +287,12 @@ def open_services(settings: Settings) -> Services:
         application,
         broker,
         responses,
-        views=Queries(store, shards=settings.shard_count, heads=partial(log_heads, application)),
+        views=Queries(
+            store,
+            shards=settings.shard_count,
+            heads=partial(log_heads, application),
+            head_of=partial(shard_head, application),
+        ),
         query_wait_seconds=settings.query_wait_seconds,
         inactivity_seconds=settings.inactivity_seconds,
         ready_max_lag=settings.ready_max_lag,
@@ -315,6 +320,11 @@ def log_head(application: Opus) -> int:
         position_of(k, app.recorder.max_notification_id() or 0, len(apps))
         for k, app in enumerate(apps)
     )
+
+
+def shard_head(application: Opus, shard: int) -> int:
+    """One shard's last notification (0 when empty), asked of it alone."""
+    return shard_apps(application)[shard].recorder.max_notification_id() or 0
 
 
 def log_heads(application: Opus) -> list[int]:

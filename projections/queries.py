@@ -51,9 +51,12 @@ class Queries:
         head: Callable[[], int] | None = None,
         shards: int = 1,
         heads: Callable[[], Sequence[int]] | None = None,
+        head_of: Callable[[int], int] | None = None,
     ) -> None:
         """``head``: the log's last position (one shard); ``heads``: each
-        shard's last notification, by shard (several)."""
+        shard's last notification, by shard (several); ``head_of``: one
+        shard's, asked of that shard alone (else read from ``heads``), so
+        that a read about one shard does not wait on, or fail with, another."""
         if shards < 1:
             raise ValueError(f"{shards} shards: there must be one or more")
         self.store = store
@@ -66,6 +69,7 @@ class Queries:
         if heads is None and head is not None:
             heads = partial(_one, head)
         self._heads = heads
+        self._head_of = head_of
 
     def heads(self) -> list[int]:
         """Each shard's last notification (0 when empty), by shard."""
@@ -76,6 +80,12 @@ class Queries:
             raise RuntimeError(f"{len(found)} heads for {self.shards} shard(s)")
         return found
 
+    def head_of(self, shard: int) -> int:
+        """Shard ``shard``'s last notification (0 when empty)."""
+        if self._head_of is not None:
+            return self._head_of(shard)
+        return self.heads()[shard]
+
     def head(self) -> int:
         """The log's last position: no view can ever show a later one. With
         shards, the largest position a client sees of a shard's last
@@ -85,14 +95,14 @@ class Queries:
     def in_log(self, position: int) -> bool:
         """Is ``position`` (a position a client sees) written in its shard's log?"""
         shard, local = shard_position(position, self.shards)
-        return local <= self.heads()[shard]
+        return local <= self.head_of(shard)
 
     def capped(self, position: int) -> int:
         """``position``, or its shard's last written position when it lies
         past it (one shard: the log's head): the most a view can reach of
         what it asks (the web pages wait for no more)."""
         shard, local = shard_position(position, self.shards)
-        return position_of(shard, min(local, self.heads()[shard]), self.shards)
+        return position_of(shard, min(local, self.head_of(shard)), self.shards)
 
     def lags(
         self,

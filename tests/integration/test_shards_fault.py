@@ -40,7 +40,7 @@ from flask.testing import FlaskClient
 
 from api.app import create_app
 from domain.errors import AccountNotFoundError
-from domain.sharding import shard_of
+from domain.sharding import position_of, shard_of
 from infra.shards import ShardedOpus, ShardedRecorder, ShardUnreachableError, shard_apps
 from tests.moves_http import move_request
 from tests.private_servers import START_SECONDS, PostgresServer, postgres_bin
@@ -277,6 +277,11 @@ def test_a_killed_shard_answers_503_the_others_keep_answering_and_nothing_is_los
         assert newcomer.accounts.view(accounts[0]).name == "A name no one has had"
         healthy = next(t for tables in played for t in tables if t.shard != VICTIM)
         assert newcomer.accounts.admission(UUID(healthy.game)) == "open"
+        # ?after= is checked against its own shard's log alone: a position
+        # past shard 0's log is a 404 naming it, not a 503 for shard 2
+        past = position_of(0, 10**9, SHARDS)
+        beyond = client.get(f"/games/{healthy.game}/scoreboard?after={past}")
+        assert beyond.status_code == 404, beyond.json
         ready = client.get("/readyz").json["checks"]
         assert ready["shard:0"] == ready["shard:1"] == "ok"
         assert ready["shard:2"].startswith("unreachable") and ready["event_store"] == "ok"
