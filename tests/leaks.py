@@ -14,6 +14,8 @@ NOT_CARDS = {
     "size",
     "index",
     "position",
+    "positions",  # a view's position in each shard (projections/queries.py)
+    "shard",  # a log's shard (the receipts' global logs, a proof's answer)
     "deck_size",
     "hand_sizes",
     "scores",
