@@ -52,6 +52,7 @@ from playwright.sync_api import (  # noqa: E402
     Response,
     sync_playwright,
 )
+from playwright.sync_api import Error as PlaywrightError  # noqa: E402
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -247,28 +248,50 @@ def choose(page: Page, rng: random.Random) -> Any:
 
 
 def make(page: Page, button: Any, *, keyboard: bool) -> None:
-    """Play the move of ``button``: open its card's panel, then press it."""
-    panel = button.evaluate_handle("b => b.closest('.card-moves')").as_element()
+    """Play the move of ``button``: open its card's panel, then press it.
+    The button is found again by its move (its ``value``) at each step: the
+    live region may be drawn anew meanwhile (a message after the version the
+    page waited for), which detaches the element first chosen and closes
+    its panel; then the move is made again from the new drawing, up to
+    ``MAKE_ATTEMPTS`` times."""
+    value = button.get_attribute("value")
+    move = page.locator(f"#live button.move[value={json.dumps(value)}]").first
+    for attempt in range(1, MAKE_ATTEMPTS + 1):
+        try:
+            _make(page, move, keyboard=keyboard)
+            return
+        except PlaywrightError as e:
+            if attempt == MAKE_ATTEMPTS:
+                raise
+            print(f"the move's button was drawn anew ({e.message.splitlines()[0]}); again")
+
+
+MAKE_ATTEMPTS = 3
+STEP_MS = 5_000  # each step's wait for its element, before the move is made again
+
+
+def _make(page: Page, move: Any, *, keyboard: bool) -> None:
+    panel = move.evaluate("b => b.closest('.card-moves')?.id ?? null", timeout=STEP_MS)
     if panel is not None:
-        pick = page.locator(f"#pick-{panel.get_attribute('id').removeprefix('moves-')}")
+        pick = page.locator(f"#pick-{panel.removeprefix('moves-')}")
         if keyboard:
-            pick.focus()
+            pick.focus(timeout=STEP_MS)
             page.keyboard.press("Enter")  # opens the panel, focusing its first move
             for _ in range(40):
-                if page.evaluate("b => document.activeElement === b", button):
+                if move.evaluate("b => document.activeElement === b", timeout=STEP_MS):
                     break
                 page.keyboard.press("Tab")
             else:
                 raise AssertionError("the move could not be reached with Tab")
             page.keyboard.press("Enter")
             return
-        pick.click()
-        assert pick.get_attribute("aria-expanded") == "true"
+        pick.click(timeout=STEP_MS)
+        assert pick.get_attribute("aria-expanded", timeout=STEP_MS) == "true"
     if keyboard:
-        button.focus()
+        move.focus(timeout=STEP_MS)
         page.keyboard.press("Enter")
     else:
-        button.click()
+        move.click(timeout=STEP_MS)
 
 
 def assembly_offered(store: Opus, game: UUID) -> bool:
