@@ -121,22 +121,15 @@ def open_application(
 
 
 def _bounded_application(env: dict[str, str], seconds: float) -> Opus:
-    """The application on PostgreSQL, its recorder's waits bounded. The
-    bound is set before its pool has made a connection: the tables are
-    made first by an application of their own, closed at once, so that no
-    connection is being made while the pool's arguments change (one made
-    then would keep no statement timeout)."""
-    from infra.postgres_recorder import LockedInsertRecorder  # psycopg: only if used
+    """The application on PostgreSQL, its recorder's waits bounded."""
+    from infra.postgres_recorder import LockedInsertRecorder, bounded  # psycopg: only if used
 
-    if env.get("CREATE_TABLE", "y") != "n":
-        Opus(env=env).close()
-        env = {**env, "CREATE_TABLE": "n"}
-    application = Opus(env=env)
+    with bounded(seconds):
+        application = Opus(env=env)
     try:
         recorder = application.recorder
         if not isinstance(recorder, LockedInsertRecorder):
             raise TypeError(f"{type(recorder).__name__} cannot bound its waits")
-        recorder.bound(seconds)
     except BaseException:
         application.close()
         raise

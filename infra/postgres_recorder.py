@@ -34,9 +34,9 @@ Waiting for the store: the library retries a read or write that meets an
 unreachable store 10 times, 0.2 s apart, each attempt waiting for a pooled
 connection up to ``POSTGRES_CONNECT_TIMEOUT`` (30 s by default): a request
 could wait minutes. The recorder retries as the library does, unless
-``bound(seconds)`` was called (the HTTP service's processes do, with
-``OPUS_STORE_TIMEOUT``): then each connection of its pool (those made
-before are replaced) carries libpq's ``connect_timeout`` and PostgreSQL's
+it was made inside ``bounded(seconds)`` (the HTTP service's processes'
+are, with ``OPUS_STORE_TIMEOUT``): then each connection of its pool
+carries libpq's ``connect_timeout`` and PostgreSQL's
 ``statement_timeout``, and a failed read or write is retried only while
 ``seconds`` have not passed since the first attempt, after which the
 library's ``OperationalError`` (or ``InterfaceError``) is raised for the
@@ -52,13 +52,15 @@ to its bound against a PostgreSQL killed under it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import math
 import random
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from eventsourcing.persistence import (
@@ -94,6 +96,36 @@ class StoreUnreachableError(OperationalError):
     trying it again: this one did not wait (a bounded recorder's)."""
 
 
+_BOUND: ContextVar[float | None] = ContextVar("store_bound", default=None)
+
+
+@contextlib.contextmanager
+def bounded(seconds: float) -> Iterator[None]:
+    """Recorders made inside wait for the store about ``seconds`` at most:
+    their pool's connections time out connecting after ``seconds`` (libpq
+    counts whole seconds, 2 at least) and cancel any statement running
+    longer (``statement_timeout``); a failed read or write is retried only
+    within ``seconds`` of its first attempt."""
+    if seconds <= 0:
+        raise ValueError(f"a store timeout of {seconds} s: must be more than 0")
+    token = _BOUND.set(seconds)
+    try:
+        yield
+    finally:
+        _BOUND.reset(token)
+
+
+def _bind(pool: Any, seconds: float) -> None:
+    if not pool.closed:
+        raise RuntimeError("the pool is open already: its connections would keep no bound")
+    kwargs = pool.kwargs
+    if not isinstance(kwargs, dict):
+        raise TypeError("the pool's connection arguments are not a dict")
+    kwargs["connect_timeout"] = max(2, math.ceil(seconds))
+    statement = f"-c statement_timeout={math.ceil(seconds * 1000)}"
+    kwargs["options"] = " ".join(filter(None, [kwargs.get("options"), statement]))
+
+
 class LockedInsertRecorder(PostgresApplicationRecorder):
     """``PostgresApplicationRecorder`` whose ``insert_events`` is one call of
     a function that locks the table, inserts and notifies."""
@@ -101,6 +133,13 @@ class LockedInsertRecorder(PostgresApplicationRecorder):
     def __init__(
         self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events"
     ) -> None:
+        # Bounded (``bounded``): before the library's recorder opens the pool
+        # (it reads the database's types at once), so every connection it
+        # ever makes has the bound; one made while an open pool's arguments
+        # changed would keep none.
+        seconds = _BOUND.get()
+        if seconds is not None:
+            _bind(datastore.pool, seconds)
         super().__init__(datastore, events_table_name=events_table_name)
         # Named for what it is: a process opening the store creates it only
         # if it is missing (a CREATE OR REPLACE run by processes starting
@@ -157,32 +196,12 @@ class LockedInsertRecorder(PostgresApplicationRecorder):
             "SELECT * FROM {schema}.{function}(%s, %s, %s, %s) AS ids(id)"
         ).format(schema=schema, function=Identifier(function))
         # seconds a failed read or write is retried for (None: ATTEMPTS times)
-        self.retry_seconds: float | None = None
+        self.retry_seconds: float | None = seconds
         # bounded: since when no pooled connection could be had (_gate)
         self._unreachable_since: float | None = None
         self._probing = threading.Lock()
 
     # ---- waiting for the store ---------------------------------------------------------
-
-    def bound(self, seconds: float) -> None:
-        """Wait for the store about ``seconds`` at most: the pool's
-        connections (those it holds now are replaced: ``drain``) time out
-        connecting after ``seconds`` (libpq counts whole seconds, 2 at
-        least) and cancel any statement running longer
-        (``statement_timeout``); a failed read or write is retried only
-        within ``seconds`` of its first attempt."""
-        if seconds <= 0:
-            raise ValueError(f"a store timeout of {seconds} s: must be more than 0")
-        pool = self.datastore.pool
-        kwargs = pool.kwargs
-        if not isinstance(kwargs, dict):
-            raise TypeError("the pool's connection arguments are not a dict")
-        kwargs["connect_timeout"] = max(2, math.ceil(seconds))
-        statement = f"-c statement_timeout={math.ceil(seconds * 1000)}"
-        kwargs["options"] = " ".join(filter(None, [kwargs.get("options"), statement]))
-        self.retry_seconds = seconds
-        if not pool.closed:
-            pool.drain()
 
     def _retried(self, attempt: Callable[[], T]) -> T:
         """``attempt()``, again after the store's operational errors: as the
