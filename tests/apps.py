@@ -27,6 +27,28 @@ def embedded_app(folder: Path, *, run_projections: bool) -> Flask:
     )
 
 
+def sharded_app(folder: Path, env: dict[str, str | None]) -> Flask:
+    """The app on the shards ``env`` names (``OPUS_SHARDS`` and the other
+    PostgreSQL settings), its views in SQLite in ``folder``, no Redis, no
+    projections or bots in its threads, its waits for a shard bounded to 1 s
+    and no rate limit: a shard's outage seen from requests alone."""
+    return create_app(
+        {
+            "PERSISTENCE_MODULE": None,
+            "POSTGRES_DBNAME": None,
+            "POSTGRES_HOST": None,
+            "POSTGRES_PORT": None,
+            "OPUS_VIEWS_DBNAME": str(folder / "views.db"),
+            "REDIS_URL": None,
+            "OPUS_RUN_PROJECTIONS": "0",
+            "OPUS_BOTS": "0",
+            "OPUS_STORE_TIMEOUT": "1",
+            "OPUS_RATE_LIMIT": "0",
+            **env,
+        }
+    )
+
+
 def copy_events(source: Opus, target: Opus) -> None:
     """Every event of ``source``'s log into ``target``'s, page by page (a
     log simulated in memory, kept in a file)."""

@@ -9,6 +9,7 @@ root). Each is killed by its own process id, and its folder removed.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import shutil
@@ -17,6 +18,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 START_SECONDS = 20.0
@@ -68,6 +70,22 @@ class RedisServer:
         if self.process is not None and self.process.poll() is None:
             self.process.send_signal(signal.SIGKILL)
             self.process.wait()
+
+
+@contextlib.contextmanager
+def private_postgres() -> Iterator[PostgresServer]:
+    """A ``PostgresServer`` started, removed after; the test is skipped where
+    PostgreSQL's server binaries are not installed."""
+    import pytest
+
+    bin_dir = postgres_bin()
+    if bin_dir is None:
+        pytest.skip("PostgreSQL's server binaries are not installed")
+    server = PostgresServer(bin_dir)
+    try:
+        yield server.start()
+    finally:
+        server.remove()
 
 
 def postgres_bin() -> Path | None:

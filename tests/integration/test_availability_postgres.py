@@ -30,7 +30,7 @@ from projections.runner import EventStoreUnavailableError, ProjectionRunner
 from projections.sqlite_views import SQLiteViewStore
 from tests.conftest import opener
 from tests.integration.test_projections_crash import assert_equal_to_a_clean_rebuild
-from tests.private_servers import START_SECONDS, PostgresServer, free_port, postgres_bin
+from tests.private_servers import START_SECONDS, PostgresServer, free_port, private_postgres
 
 # its answers are timed: never beside another such file (make test runs pytest-xdist)
 pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("measures")]
@@ -40,14 +40,8 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 @pytest.fixture
 def postgres() -> Iterator[PostgresServer]:
-    bin_dir = postgres_bin()
-    if bin_dir is None:
-        pytest.skip("PostgreSQL's server binaries are not installed")
-    server = PostgresServer(bin_dir)
-    try:
-        yield server.start()
-    finally:
-        server.remove()
+    with private_postgres() as server:
+        yield server
 
 
 def play(env: dict[str, str], games: int, seed: int) -> int:

@@ -27,7 +27,6 @@ from click.testing import CliRunner
 from flask import Flask
 from flask.testing import FlaskClient
 
-from api.app import create_app
 from api.cli import main
 from domain.audit import Record
 from domain.sharding import shard_of
@@ -45,6 +44,7 @@ from infra.eventlog import game_records, read_records
 from infra.receipts.publisher import stored_root
 from infra.receipts.witness import Witness, WitnessStore, create_witness_app
 from infra.shards import shard_apps
+from tests.apps import sharded_app
 from tests.integration.test_receipts import WAIT, Served, play, rechain, wait_until
 from tests.integration.test_shards import shards_env  # noqa: F401  (a fixture)
 from tests.settings import connect_test_postgres, test_postgres_env
@@ -64,10 +64,11 @@ def receipts_env(shards_env: dict[str, str], tmp_path: Path) -> dict[str, str]: 
     }
 
 
-def sharded_app(receipts_env: dict[str, str], tmp_path: Path) -> Flask:
+def receipts_app(receipts_env: dict[str, str], tmp_path: Path) -> Flask:
     """The HTTP service over the shards, receipts on (their default), its
     publishers running."""
-    return create_app(
+    return sharded_app(
+        tmp_path,
         {
             "OPUS_RECEIPTS_WITNESSES": None,
             **receipts_env,
@@ -75,20 +76,14 @@ def sharded_app(receipts_env: dict[str, str], tmp_path: Path) -> Flask:
             "POSTGRES_DBNAME": None,
             "POSTGRES_HOST": None,
             "POSTGRES_PORT": None,
-            "OPUS_VIEWS_DBNAME": str(tmp_path / "views.db"),
-            "REDIS_URL": None,
-            "OPUS_RUN_PROJECTIONS": "0",
-            "OPUS_BOTS": "0",
             "OPUS_RECEIPTS": None,  # on by default, with shards as without
-            "OPUS_STORE_TIMEOUT": "1",
-            "OPUS_RATE_LIMIT": "0",
-        }
+        },
     )
 
 
 @pytest.fixture
 def service(receipts_env: dict[str, str], tmp_path: Path) -> Iterator[Flask]:
-    app = sharded_app(receipts_env, tmp_path)
+    app = receipts_app(receipts_env, tmp_path)
     yield app
     app.extensions["opus"].close()
 
@@ -119,7 +114,9 @@ def published_up_to_now(app: Flask, client: FlaskClient, shard: int) -> SignedCh
     count = len(public_records(app, shard))
 
     def covered() -> bool:
-        receipts_of(app).wake()
+        publisher = receipts_of(app).log(shard).publisher
+        if publisher is not None:
+            publisher.wake()
         answer = client.get(f"/receipts/checkpoint?shard={shard}")
         return answer.status_code == 200 and (
             SignedCheckpoint.parse(answer.data.decode()).checkpoint.size == count
@@ -206,7 +203,7 @@ def test_a_witness_cosigns_each_shards_checkpoints_under_its_origin(
     witness_store = WitnessStore(tmp_path / "witness")
     witness = Served(create_witness_app(Witness(cosigner, shard_keys, witness_store)))
     env = {**receipts_env, "OPUS_RECEIPTS_WITNESSES": f"{witness.url} {cosigner.vkey()}"}
-    app = sharded_app(env, tmp_path)
+    app = receipts_app(env, tmp_path)
     try:
         client = app.test_client()
         games_on_both_shards(client)

@@ -39,7 +39,7 @@ from projections.runner import ProjectionRunner, project_batch
 from projections.view import View
 from projections.view_check import verify_views
 from tests.conftest import ViewsUnderTest, opener
-from tests.private_servers import PostgresServer, postgres_bin
+from tests.private_servers import PostgresServer, private_postgres
 
 TOKEN = "7" * 64  # a seat no account holds, playing on both shards
 ADOPTED = "5" * 64  # a token that sits on shard 1 before Dee adopts it, and after
@@ -324,14 +324,8 @@ def test_the_position_of_one_shard_stays_todays(views: ViewsUnderTest, tmp_path:
 
 @pytest.fixture
 def postgres() -> Iterator[PostgresServer]:
-    bin_dir = postgres_bin()
-    if bin_dir is None:
-        pytest.skip("PostgreSQL's server binaries are not installed")
-    server = PostgresServer(bin_dir)
-    try:
-        yield server.start()
-    finally:
-        server.remove()
+    with private_postgres() as server:
+        yield server
 
 
 def play_on(env: dict[str, str], seats: list[str], seed: int) -> int:

@@ -38,12 +38,12 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from api.app import create_app
 from domain.errors import AccountNotFoundError
 from domain.sharding import position_of, shard_of
 from infra.shards import ShardedOpus, ShardedRecorder, ShardUnreachableError, shard_apps
+from tests.apps import sharded_app
 from tests.moves_http import move_request
-from tests.private_servers import START_SECONDS, PostgresServer, postgres_bin
+from tests.private_servers import START_SECONDS, PostgresServer, private_postgres
 
 pytestmark = pytest.mark.postgres
 SHARDS = 3
@@ -57,39 +57,21 @@ STOP_TIMEOUT = 60.0  # for a thread to finish its move and stop
 
 @pytest.fixture
 def servers() -> Iterator[list[PostgresServer]]:
-    bin_dir = postgres_bin()
-    if bin_dir is None:
-        pytest.skip("PostgreSQL's server binaries are not installed")
-    made: list[PostgresServer] = []
-    try:
-        for _ in range(SHARDS):
-            made.append(PostgresServer(bin_dir).start())
-        yield made
-    finally:
-        for server in made:
-            server.remove()
+    with contextlib.ExitStack() as stack:
+        yield [stack.enter_context(private_postgres()) for _ in range(SHARDS)]
 
 
 @pytest.fixture
 def service(servers: list[PostgresServer], tmp_path: Path) -> Iterator[Flask]:
     shards = ",".join(f"127.0.0.1:{server.port}/postgres" for server in servers)
-    app = create_app(
+    app = sharded_app(
+        tmp_path,
         {
             "OPUS_SHARDS": shards,
-            "PERSISTENCE_MODULE": None,
             "POSTGRES_USER": "postgres",
             "POSTGRES_PASSWORD": "",
-            "POSTGRES_DBNAME": None,
-            "POSTGRES_HOST": None,
-            "POSTGRES_PORT": None,
-            "OPUS_VIEWS_DBNAME": str(tmp_path / "views.db"),
-            "REDIS_URL": None,
-            "OPUS_RUN_PROJECTIONS": "0",
-            "OPUS_BOTS": "0",
             "OPUS_RECEIPTS": None,
-            "OPUS_STORE_TIMEOUT": "1",
-            "OPUS_RATE_LIMIT": "0",
-        }
+        },
     )
     yield app
     app.extensions["opus"].close()
