@@ -87,6 +87,13 @@ def shard_position(position: int, shards: int) -> tuple[int, int]:
     return shard, local
 
 
+def upstream_names(shards: int, one: str = "Opus") -> list[str]:
+    """The names a view tracks each shard's log under, by shard: ``one``
+    alone with one shard (a view's own application name), else
+    ``upstream_name`` of each."""
+    return [one] if shards == 1 else [upstream_name(k) for k in range(shards)]
+
+
 def upstream_name(shard: int) -> str:
     """The name a view tracks a shard's log under: ``Opus`` for shard 0 (a
     view made before shards keeps its tracking), ``Opus.<k>`` for shard k."""

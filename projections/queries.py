@@ -23,7 +23,7 @@ from functools import partial
 from typing import Any
 from uuid import UUID
 
-from domain.sharding import position_of, shard_position, upstream_name
+from domain.sharding import position_of, shard_position, upstream_names
 from projections.accounts import AccountsView
 from projections.hands import Hands
 from projections.leaderboard import Leaderboard
@@ -63,9 +63,7 @@ class Queries:
         self.shards = shards
         self.application_name = application_name
         # the name each shard's position is tracked under, by shard
-        self.upstreams = (
-            [application_name] if shards == 1 else [upstream_name(k) for k in range(shards)]
-        )
+        self.upstreams = upstream_names(shards, application_name)
         if heads is None and head is not None:
             heads = partial(_one, head)
         self._heads = heads
@@ -89,18 +87,14 @@ class Queries:
     def head(self) -> int:
         """The log's last position: no view can ever show a later one. With
         shards, the largest position a client sees of a shard's last
-        notification (``in_log`` tells whether a position is written)."""
+        notification (``capped`` tells whether a position is written)."""
         return max(position_of(k, head, self.shards) for k, head in enumerate(self.heads()))
-
-    def in_log(self, position: int) -> bool:
-        """Is ``position`` (a position a client sees) written in its shard's log?"""
-        shard, local = shard_position(position, self.shards)
-        return local <= self.head_of(shard)
 
     def capped(self, position: int) -> int:
         """``position``, or its shard's last written position when it lies
         past it (one shard: the log's head): the most a view can reach of
-        what it asks (the web pages wait for no more)."""
+        what it asks (the web pages wait for no more). Less than
+        ``position`` exactly when it is not written in its shard's log."""
         shard, local = shard_position(position, self.shards)
         return position_of(shard, min(local, self.head_of(shard)), self.shards)
 

@@ -82,6 +82,7 @@ from domain.ratings import (
 from domain.sharding import HOME_SHARD, order_key, position_of
 from projections.accounts import account_of, hold
 from projections.base import DecodedEvent, EventDecoder, Fields, ViewProjection, on, read_rows
+from projections.merge import HOLDING
 from projections.order import Key, key_of
 from projections.ports import ViewStore
 from projections.view import APPLICATION_NAME, Transaction
@@ -301,7 +302,8 @@ class RatingsView(ViewProjection):
             tx.append(key, value)
 
 
-def _first(item: tuple[Key, RatedGame]) -> Key:
+def _first(item: tuple[Key, Any]) -> Key:
+    """An item's order key (the first of the pair): sorting by it alone."""
     return item[0]
 
 
@@ -437,7 +439,6 @@ LOG_EVENTS = (
     SeatWithdrawn,
     GameEnded,
 )
-HOLDING = (AccountOpened, TokensAdopted)  # whose a token is: the home shard's
 SEATED = tuple(cls for cls in LOG_EVENTS if cls not in HOLDING)  # a game's, on its shard
 PAGE = 2000
 # a game's event: its position (as a client sees it), timestamp, type name, game, fields
@@ -505,11 +506,11 @@ def _across_shards(
         at = list(order_key(fields["timestamp"], position_of(home, local, shards), shards))
         hashes = [fields["holder_hash"]] if kind == "AccountOpened" else fields["token_hashes"]
         for token_hash in hashes:
-            bisect.insort(held.setdefault(token_hash, []), (at, key), key=_first_of)
+            bisect.insort(held.setdefault(token_hash, []), (at, key), key=_first)
 
     def holder(token_hash: str, at: Key) -> str | None:
         holdings = held.get(token_hash, [])
-        index = bisect.bisect_right(holdings, at, key=_first_of)
+        index = bisect.bisect_right(holdings, at, key=_first)
         return holdings[index - 1][1] if index else None
 
     logs = [_games(app, shard, shards, stops[shard]) for shard, app in enumerate(apps)]

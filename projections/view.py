@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 from eventsourcing.persistence import Tracking, TrackingRecorder
 
-from domain.sharding import upstream_name
+from domain.sharding import upstream_names
 from projections.ports import Changes, ListChange, ViewStore, namespace
 
 APPLICATION_NAME = "Opus"  # the upstream application (domain.application.Opus.name)
@@ -193,9 +193,7 @@ class View(TrackingRecorder):
         self.generation = store.active_generation(projection) if generation is None else generation
         self.shards = shards
         # the name each log's position is tracked under, by shard
-        self.upstreams = (
-            [application_name] if shards == 1 else [upstream_name(k) for k in range(shards)]
-        )
+        self.upstreams = upstream_names(shards, application_name)
         # the log whose events come now (``follow``)
         self.application_name = self.upstreams[0]
         self.ns = namespace(projection, self.generation)

@@ -23,7 +23,7 @@ from typing import Any
 
 from eventsourcing.application import Application
 
-from domain.sharding import upstream_name
+from domain.sharding import upstream_names
 from projections.ports import ViewStore, namespace
 from projections.rebuild import head_of, rebuild
 from projections.registry import PROJECTIONS
@@ -96,7 +96,7 @@ def _where(heads: list[int]) -> str:
 
 def _verify_view(store: ViewStore, apps: list[Application[Any]], name: str) -> ViewVerdict:
     live = namespace(name, store.active_generation(name))
-    names = [APPLICATION_NAME] if len(apps) == 1 else [upstream_name(k) for k in range(len(apps))]
+    names = upstream_names(len(apps), APPLICATION_NAME)
     shown: tuple[int | None, ...] = ()
     for _ in range(3):
         positions = [store.position(live, upstream) for upstream in names]
