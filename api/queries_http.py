@@ -56,7 +56,7 @@ def view(
     after = args.get("after")
     if after is not None:
         head = queries.capped(after)  # the log's last position (with shards, its shard's)
-        if not queries.in_log(after):
+        if head < after:
             # No view can ever show a position the log has not reached (with
             # shards: its shard's log).
             raise ApiError(
@@ -113,7 +113,8 @@ class HandQuery(MethodView):
                 return None  # no such game in the view: a 404, or a 503 while it is behind
             shard = home_shard(services().opus, game_id)
             reached = queries.reflected("seats", shard)["position"] or 0
-            if any(queries.lags("seats").values()):  # the seat may have been taken since
+            if any(queries.lags("seats", {shard or 0: queries.head_of(shard or 0)}).values()):
+                # the seat may have been taken since (on the game's shard)
                 raise ApiError(
                     503,
                     f"the seats view is at position {reached}, behind the log: "

@@ -306,13 +306,8 @@ def open_services(settings: Settings) -> Services:
 def log_head(application: Opus) -> int:
     """The log's last position (0 when empty). With shards, the largest of
     each shard's last position: no view can show a later one."""
-    apps = shard_apps(application)
-    if len(apps) == 1:
-        return application.recorder.max_notification_id() or 0
-    return max(
-        position_of(k, app.recorder.max_notification_id() or 0, len(apps))
-        for k, app in enumerate(apps)
-    )
+    heads = log_heads(application)
+    return max(position_of(k, head, len(heads)) for k, head in enumerate(heads))
 
 
 def shard_head(application: Opus, shard: int) -> int:

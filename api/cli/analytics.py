@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from infra.bootstrap import open_application
+from infra.bootstrap import log_heads, open_application
 from infra.settings import Settings
 from infra.shards import shard_apps
 from projections.analytics import export_dir, report_dir
@@ -54,7 +54,7 @@ def export(out: Path | None, chunk_rows: int) -> None:
     app = open_application(settings)
     try:
         logs = shard_apps(app)
-        heads = [log.recorder.max_notification_id() or 0 for log in logs]
+        heads = log_heads(app)
         done = Manifest.load(folder).reached(len(logs))
         todo = sum(max(head - n, 0) for head, n in zip(heads, done, strict=True))
         with click.progressbar(

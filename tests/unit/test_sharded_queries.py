@@ -65,7 +65,9 @@ def test_after_a_position_waits_for_the_shard_it_names_only() -> None:
         queries.wait_for("table", position_of(1, 4, 2), timeout=0.05)
     assert queries.lags("table") == {0: 0, 1: 2}
     assert queries.lags("table", {1: 3}) == {1: 0}
-    assert queries.in_log(position_of(1, 5, 2)) and not queries.in_log(position_of(1, 6, 2))
+    written, beyond = position_of(1, 5, 2), position_of(1, 6, 2)
+    assert queries.capped(written) == written  # in shard 1's log
+    assert queries.capped(beyond) == written < beyond  # past it: its last position
     assert queries.head() == position_of(0, 10, 2)
 
 
