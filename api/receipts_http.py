@@ -157,7 +157,8 @@ def attach(svc: Services, settings: Settings) -> bool:
                 svc.broker.publish(aggregate_id, *messages)
             except Exception as e:  # saved already: the command's answer stands
                 _failures.failed("live events not published", e)
-        receipts.wake()
+        if records:  # one command's: on one shard
+            receipts.wake(UUID(records[0].aggregate_id))
 
     svc.opus.listeners.append(publish)
     return True

@@ -93,7 +93,7 @@ def publisher(svc: Services) -> Callable[[list[Record]], None]:
                 if game.version != version:
                     continue
                 made = offer_of(game_id, game.state, version)
-                if made is None or game.version != version:
+                if made is None:
                     continue
                 seat, offer = made
                 svc.broker.publish(seat_key(aggregate_id, seat), offer)

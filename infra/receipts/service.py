@@ -91,11 +91,13 @@ class Receipts:
         shard that might is down."""
         return home_shard(self.trees.app, aggregate_id)
 
-    def wake(self) -> None:
-        """A command was saved here: each publisher appends without waiting."""
-        for log in self.logs:
-            if log.publisher is not None:
-                log.publisher.wake()
+    def wake(self, aggregate_id: UUID) -> None:
+        """A command saved ``aggregate_id`` (and what it saved with it, on
+        its shard): that shard's publisher appends without waiting. Where it
+        lives is known (this process saved it), so no store is asked."""
+        log = self.log(self.shard_of(aggregate_id) or 0)
+        if log.publisher is not None:
+            log.publisher.wake()
 
     def keys(self) -> dict[str, Any]:
         """What ``WELL_KNOWN`` serves: the key checkpoints are signed with,
