@@ -67,7 +67,6 @@ class Opus(Application[UUID]):
     def __init__(self, env: dict[str, str] | None = None) -> None:
         super().__init__(env)
         self.runner = Runner(self)
-        self.runner.placement = self.place_with
         self.runner.policies.append(TournamentResults())
         self.runner.on_saved = self.tell_listeners
         # Called with the records of every command after it is saved, in the
@@ -216,11 +215,6 @@ class Opus(Application[UUID]):
             game.withdraw(seat, caller.command)
 
         return self.runner.run(Command(game_id, Game, withdraw, organiser), caller)
-
-    def place_with(self, aggregate_id: UUID, anchor: UUID | None) -> None:
-        """Where an aggregate lives when the store is split over shards
-        (infra/shards.py): with ``anchor``, or on the home shard if None, so
-        that finding it asks that shard alone. One store: nothing to choose."""
 
     # ---- queries -----------------------------------------------------------
 

@@ -201,8 +201,10 @@ class Runner:
 
     def __init__(self, app: Application[UUID]) -> None:
         self.app = app
-        # where an aggregate lives, told to a store split over shards (the
-        # application's ``place_with``); one store: nothing to tell
+        # where an aggregate lives, told to a store split over shards
+        # (infra/shards.py ``ShardedRecorder.place_with``): with an anchor
+        # (an admission with its game), or on the home shard (None); one
+        # store: nothing to tell
         self.placement: Callable[[UUID, UUID | None], None] = lambda key, anchor: None
         self.policies: list[SavePolicy] = []
         self.on_saved: Listener | None = None

@@ -276,11 +276,10 @@ class ShardedOpus(Opus):
         env.pop("APPLICATION_RECORDER_TOPIC", None)
         env.pop("OPUS_APPLICATION_RECORDER_TOPIC", None)
         super().__init__(env)
-
-    def place_with(self, aggregate_id: UUID, anchor: UUID | None) -> None:
         recorder = self.recorder
         assert isinstance(recorder, ShardedRecorder)
-        recorder.place_with(aggregate_id, anchor)
+        # what lives on the home shard, or with its game, is asked of it alone
+        self.runner.placement = recorder.place_with
 
     def construct_mapper(self) -> Mapper[UUID]:
         return self.shards[0].mapper
