@@ -57,7 +57,9 @@ VERSION: str = openskill.__version__
 MODEL = "PlackettLuce"
 SCALE = 40  # the number shown: SCALE × (μ − 3σ), rounded
 Z = 3.0  # σs taken off μ for the conservative estimate
-SEAT_SIGMA = 1.0  # a seat pseudo-player's prior σ: a seat's edge is about 1 μ (bench/ratings.py)
+# a seat pseudo-player's prior σ: a seat's edge is about 1 μ (bench/ratings.py;
+# README, Rating decisions: Parameters)
+SEAT_SIGMA = 1.0
 TOLERANCE = 1e-9  # verify: a recomputed μ or σ within this of the recorded one
 SHOWN = "round(40 × (μ − 3σ))"
 
@@ -248,7 +250,8 @@ def rate_game(
     update); a member ``current`` does not hold starts at its prior. The
     library adds τ² to every member's σ² first (the dynamics: a skill may
     drift); a seat's rules do not, so its τ² is taken off before (its σ
-    floors at τ)."""
+    floors at τ). The places are R7.3's; the seats' prior and their taking
+    no drift are the README's Rating decisions (Parameters)."""
     model = model_of(params)
     teams = game.teams()
     before = [[current.get(m) or prior(params, m) for m in team] for team in teams]

@@ -26,7 +26,7 @@ import hashlib
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
+from functools import cache, cached_property
 from itertools import combinations, pairwise
 from math import lcm
 
@@ -65,7 +65,12 @@ class Apart:
         return p != q and team is not None and team == self.teams.get(q)
 
     def __bool__(self) -> bool:
-        """Whether any pair is in it (a team of one keeps no one apart)."""
+        """Whether any pair is in it (a team of one keeps no one apart):
+        worked out once, it is asked at every table."""
+        return self._any
+
+    @cached_property
+    def _any(self) -> bool:
         return bool(self.pairs) or len(set(self.teams.values())) < len(self.teams)
 
 
