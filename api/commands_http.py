@@ -33,6 +33,7 @@ from api.schemas import (
     PlaceSchema,
     WithdrawSchema,
 )
+from domain.application import LegalMoves
 from domain.moves import UNSEATED, Assemble, Cast, Discard, Move, Pass, Place
 from domain.pipeline import CommandOutcome
 from domain.ruleset import RuleSet
@@ -40,6 +41,17 @@ from domain.ruleset import RuleSet
 blp = Blueprint(
     "commands", __name__, url_prefix="/games", description="Commands: create, join, start, moves"
 )
+
+
+def legal_moves_answer(game_id: UUID, legal: LegalMoves) -> dict[str, Any]:
+    """A seat's legal moves as answered (GET legal-moves) and offered on its
+    stream (api/turn_offers.py): each move as the request that makes it."""
+    return {
+        "seat": legal.seat,
+        "version": legal.version,
+        "moves": [move_request(game_id, m) for m in legal.moves],
+        "reason": legal.reason,
+    }
 
 
 def move_request(game_id: UUID, move: Move) -> dict[str, Any]:

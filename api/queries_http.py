@@ -18,7 +18,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from api import docs
-from api.commands_http import move_request
+from api.commands_http import legal_moves_answer
 from api.errors import ApiError
 from api.identity import caller_hash
 from api.runtime import services
@@ -215,13 +215,7 @@ class LegalMovesQuery(MethodView):
     def get(self, game_id: UUID) -> dict[str, Any]:
         """Every move the engine would accept from your seat now (token), each
         as the request that makes it; when there is none, ``reason`` says why."""
-        legal = services().opus.legal_moves_of(game_id, caller_hash())
-        return {
-            "seat": legal.seat,
-            "version": legal.version,
-            "moves": [move_request(game_id, m) for m in legal.moves],
-            "reason": legal.reason,
-        }
+        return legal_moves_answer(game_id, services().opus.legal_moves_of(game_id, caller_hash()))
 
 
 @blp.route("/games/<uuid:game_id>/export")

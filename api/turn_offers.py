@@ -25,16 +25,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
 from uuid import UUID
 
 import orjson
 
-from api.commands_http import move_request
+from api.commands_http import legal_moves_answer
 from api.json_provider import OPTIONS
 from api.runtime import Services
 from domain import legal
-from domain.application import why_none
+from domain.application import LegalMoves, why_none
 from domain.audit import Record
 from domain.events import EVENT_TYPES
 from domain.game import Game
@@ -52,13 +51,8 @@ def offer_of(game_id: UUID, state: GameState, version: int) -> tuple[int, str] |
     if state.status != "running":
         return None
     seat = state.turn
-    document: dict[str, Any] = {
-        "seat": seat,
-        "version": version,
-        "hand": list(state.hands[seat]),
-        "moves": [move_request(game_id, m) for m in legal.legal_moves(state, seat)],
-        "reason": why_none(state, seat),
-    }
+    moves = LegalMoves(seat, version, legal.legal_moves(state, seat), why_none(state, seat))
+    document = {**legal_moves_answer(game_id, moves), "hand": list(state.hands[seat])}
     return seat, orjson.dumps(document, option=OPTIONS).decode()
 
 
