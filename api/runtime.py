@@ -8,6 +8,7 @@ from typing import Any
 from flask import current_app
 
 from api.ratelimit import Limiter
+from api.stream_backlog import Backlogs
 from api.stream_slots import StreamSlots
 from domain.application import Opus
 from infra.broker import Broker
@@ -35,6 +36,8 @@ class Services:
     ready_max_silence: float = DEFAULT_READY_MAX_SILENCE
     # the event streams this process serves at once (api/stream.py): none by default
     streams: StreamSlots = field(default_factory=lambda: StreamSlots(0))
+    # the logs of the games it streams, as its streams first write them
+    backlogs: Backlogs = field(default_factory=Backlogs)
     # passkey ceremonies' challenges and keys shown once (infra/challenges.py)
     challenges: Challenges = field(default_factory=InProcessChallenges)
     sign_in_limiter: Limiter | None = None  # the web client's sign-up and sign-in posts

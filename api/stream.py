@@ -57,12 +57,13 @@ from api.identity import VERSION, caller_hash
 from api.json_provider import OrjsonProvider
 from api.runtime import Services, services
 from api.schemas import ErrorSchema
+from api.stream_backlog import Message as Logged
+from api.stream_backlog import sse
 from domain.application import seat_of
 from domain.audit import Record
 from domain.disclosure import PUBLIC, Audience, seat, sees_turn_offer
 from domain.errors import GameNotFoundError, NotSeatedError
 from infra.broker import RESYNC, Message, seat_key
-from infra.eventlog import game_export
 from infra.logthrottle import LogThrottle
 from infra.settings import Settings
 
@@ -136,10 +137,6 @@ def take_place(svc: Services) -> None:
     )
 
 
-def sse(record_json: str, version: int, type_: str) -> str:
-    return f"id: {version}\nevent: {type_}\ndata: {record_json}\n\n"
-
-
 @lru_cache(maxsize=4096)
 def live_sse(message: str, version: int, type_: str) -> str:
     """A live message's text, made once in this process for all the streams
@@ -196,23 +193,22 @@ class Events(MethodView):
             # Subscribe before reading the log: an event saved in between is
             # heard live, none falls between the two.
             subscription = resources.enter_context(svc.broker.subscribe(str(game_id), *own))
-            records = game_export(svc.opus, game_id, 0)
-            if not records:
+            log = svc.backlogs.log(svc.opus, game_id)
+            if log is None:
                 raise GameNotFoundError(f"no game {game_id}")
-            last = records[-1]
-            if after > last.version:
+            if after > log.version:
                 raise ApiError(
                     400,
-                    f"Last-Event-ID {after} is past the game's last version {last.version}",
+                    f"Last-Event-ID {after} is past the game's last version {log.version}",
                     {"headers": {"Last-Event-ID": ["past the end"]}},
                 )
-            if last.type == "GameEnded" and after >= last.version:
+            if log.messages[-1].type == "GameEnded" and after >= log.version:
                 resources.close()
                 return Response(status=204)
         except BaseException:
             resources.close()
             raise
-        backlog = [r for r in records if r.version > after]
+        backlog = log.after(after)
         # The writer holds what it needs (the services, the game, the seat):
         # it reads no request global, so it runs without the request's context.
         writer = _Writer(svc, game_id, audience, after)
@@ -253,7 +249,7 @@ class _Writer:
         self.offered = 0  # the version of the last offer written
         self.done = False
 
-    def stream(self, backlog: list[Record], subscription: Any) -> Iterator[str]:
+    def stream(self, backlog: Iterable[Logged], subscription: Any) -> Iterator[str]:
         deadline = time.monotonic() + MAX_SECONDS
         out: list[str] = []
         self.records(backlog, out)
@@ -274,12 +270,12 @@ class _Writer:
                 if self.done:
                     break
 
-    def records(self, records: Iterable[Record], out: list[str]) -> None:
-        """Write the records after the last version written."""
+    def records(self, records: Iterable[Logged], out: list[str]) -> None:
+        """Write the log's messages after the last version written."""
         for record in records:
             if record.version <= self.sent:
                 continue
-            out.append(sse(record.line(), record.version, record.type))
+            out.append(record.text)
             self.sent = record.version
             if record.type == "GameEnded" or self.moved(record.type):
                 self.done = True
@@ -290,7 +286,9 @@ class _Writer:
         return event_type == "PlayerLeft" and self.audience.kind == "seat"
 
     def from_log(self, out: list[str]) -> None:
-        self.records(game_export(self.svc.opus, self.game_id, self.sent), out)
+        log = self.svc.backlogs.log(self.svc.opus, self.game_id)
+        if log is not None:
+            self.records(log.after(self.sent), out)
 
     def offer_now(self, out: list[str]) -> None:
         """The seat's offer as the game stands now, if it is its turn (the

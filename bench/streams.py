@@ -38,11 +38,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.layout import Layout, add_arguments, production  # noqa: E402
+from bench.live import cpu_by_part  # noqa: E402
 from tests.moves_http import move_request  # noqa: E402
 
 __all__ = ["HttpGame", "Layout", "Streams", "production"]
 
 PROBE_TIMEOUT = 5.0  # a /healthz or a move slower than this counts as failed
+
+
+# what else the streams' opening costs: the store's reads of the games' logs
+OPENING_SHARED = {"PostgreSQL (all)": "postgres"}
 
 
 # ---- streams held open on raw sockets -----------------------------------------------------
@@ -381,6 +386,8 @@ def main() -> None:
             ),
             daemon=True,
         )
+        streams_root = {"streams": layout.processes["streams"].pid}
+        opening_cpu = cpu_by_part(streams_root, OPENING_SHARED)
         opened = time.monotonic()
         holder.start()
         try:
@@ -390,8 +397,10 @@ def main() -> None:
                 answered, statuses, events, closed = ours.recv()
                 if answered >= args.streams:
                     break
-                time.sleep(0.2)
+                time.sleep(0.05)
             open_seconds = time.monotonic() - opened
+            after_opening = cpu_by_part(streams_root, OPENING_SHARED)
+            opening_cpu = {k: after_opening[k] - v for k, v in opening_cpu.items()}
             events_before = events
             loaded = [(rate, measure(layout, watched, rate, args)) for rate in rates]
             ours.send("stop")
@@ -411,6 +420,11 @@ def main() -> None:
         f"streams: {args.streams} asked, answered {statuses} in {open_seconds:.1f} s; "
         f"{events - events_before} events delivered to them while measured; "
         f"{closed} closed by the server (their game ended)"
+    )
+    print(
+        "CPU while they opened: "
+        + ", ".join(f"{part} {seconds * 1000:.0f} ms" for part, seconds in opening_cpu.items())
+        + f" ({opening_cpu['streams'] / args.streams * 1e6:.0f} µs of the stream service a stream)"
     )
     report(baseline, loaded)
 

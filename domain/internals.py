@@ -34,9 +34,12 @@ def evict(app: Application[Any], aggregate_id: UUID) -> None:
             cache.get(aggregate_id, evict=True)
 
 
-def positions_by_version(app: Application[Any], aggregate_id: UUID) -> dict[int, int] | None:
-    """Version -> log position of one aggregate's events, by an indexed
-    lookup; None for a recorder without such a table (in memory)."""
+def positions_by_version(
+    app: Application[Any], aggregate_id: UUID, after: int = 0
+) -> dict[int, int] | None:
+    """Version -> log position of one aggregate's events after version
+    ``after``, by an indexed lookup; None for a recorder without such a
+    table (in memory)."""
     recorder: Any = app.recorder
     table = getattr(recorder, "events_table_name", None)
     datastore = getattr(recorder, "datastore", None)
@@ -46,15 +49,17 @@ def positions_by_version(app: Application[Any], aggregate_id: UUID) -> dict[int,
         from psycopg import sql
 
         query = sql.SQL(
-            "SELECT originator_version, notification_id FROM {}.{} WHERE originator_id = %s"
+            "SELECT originator_version, notification_id FROM {}.{}"
+            " WHERE originator_id = %s AND originator_version > %s"
         ).format(sql.Identifier(datastore.schema), sql.Identifier(table))
         with datastore.transaction(commit=False) as cursor:
-            cursor.execute(query, (aggregate_id,))
+            cursor.execute(query, (aggregate_id, after))
             return {row["originator_version"]: row["notification_id"] for row in cursor}
     with datastore.transaction(commit=False) as cursor:
         cursor.execute(
-            f"SELECT originator_version, rowid FROM {table} WHERE originator_id = ?",
-            (aggregate_id.hex,),  # the SQLite recorder keeps ids as hex
+            f"SELECT originator_version, rowid FROM {table}"
+            " WHERE originator_id = ? AND originator_version > ?",
+            (aggregate_id.hex, after),  # the SQLite recorder keeps ids as hex
         )
         return {row[0]: row[1] for row in cursor.fetchall()}
 

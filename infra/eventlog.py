@@ -126,27 +126,43 @@ def game_records(app: Opus, game_id: UUID) -> list[Record]:
     ]
 
 
-def game_positions(app: Opus, game_id: UUID) -> dict[int, int]:
-    """Version -> position of one game's (or tournament's) events; empty for
-    an unknown id or a private aggregate's (an account's id is public: it
-    must read as no game). With shards, from the shard it lives on."""
+def game_records_after(app: Opus, game_id: UUID, version: int) -> list[Record]:
+    """The records after ``version`` of a game whose records up to it were
+    read (``game_records``: it is known to be public), each with its log
+    position: what was saved since."""
+    positions = game_positions(app, game_id, after=version, public=True)
+    if not positions:
+        return []
+    return [
+        Record.of_event(event, positions.get(event.originator_version))
+        for event in app.events.get(game_id, gt=version)
+    ]
+
+
+def game_positions(
+    app: Opus, game_id: UUID, *, after: int = 0, public: bool = False
+) -> dict[int, int]:
+    """Version -> position of one game's (or tournament's) events after
+    version ``after``; empty for an unknown id or a private aggregate's (an
+    account's id is public: it must read as no game), unless the caller
+    knows it is ``public``. With shards, from the shard it lives on."""
     apps = shard_apps(app)
     if len(apps) > 1:
         shard = home_shard(app, game_id)
         if shard is None:
             return {}
-        found = positions_by_version(apps[shard], game_id) or {}
-        if found and is_private(app, game_id):
+        found = positions_by_version(apps[shard], game_id, after) or {}
+        if found and not public and is_private(app, game_id):
             return {}
         return {v: position_of(shard, p, len(apps)) for v, p in found.items()}
-    positions = positions_by_version(app, game_id)
+    positions = positions_by_version(app, game_id, after)
     if positions is None:  # in memory: a scan is cheap enough
         return {
             r.version: r.position
             for r in read_records(app)
-            if r.aggregate_id == str(game_id) and r.position is not None
+            if r.aggregate_id == str(game_id) and r.position is not None and r.version > after
         }
-    if positions and is_private(app, game_id):
+    if positions and not public and is_private(app, game_id):
         return {}
     return positions
 
@@ -165,7 +181,12 @@ def game_export(app: Opus, game_id: UUID, after_version: int = 0) -> list[Record
         return []
     ended = records[-1].type in REVEALING
     secret = secret_in(records)
-    return [r.for_auditor(ended, secret) for r in records if r.version > after_version]
+    return auditor_form([r for r in records if r.version > after_version], ended, secret)
+
+
+def auditor_form(records: Iterable[Record], ended: bool, secret: str) -> list[Record]:
+    """A game's records as anyone may see them (``Record.for_auditor``)."""
+    return [r.for_auditor(ended, secret) for r in records]
 
 
 def export_lines(app: Opus, after: Positions = 0) -> Iterator[str]:

@@ -21,6 +21,7 @@ from api.stream import create_stream_app
 from domain.bots import BOTS
 from domain.simulation import play_game
 from infra.broker import RESYNC, InProcessBroker, RedisBroker
+from infra.eventlog import game_export
 from tests.apps import embedded_app
 from tests.conftest import REDIS_URL
 from tests.redis_keys import drop_prefix
@@ -154,6 +155,29 @@ def test_a_live_stream_closes_when_its_game_ends(app: Flask) -> None:
     last = int(service.version(UUID(game)))
     assert [m["version"] for m in received] == list(range(version + 1, last + 1))
     assert received[-1]["type"] == "GameEnded"
+
+
+def test_a_stream_opened_after_the_end_shows_what_an_earlier_one_sealed(app: Flask) -> None:
+    """The process keeps the log its streams wrote (api/stream_backlog.py):
+    once the game has ended, a new stream reads it whole, revealed (R9.3)."""
+    client = app.test_client()
+    game, _ = running_game(app)
+    response = client.get(f"/games/{game}/events", buffered=False)
+    first = next(sse_messages(response.response))  # the log so far, kept
+    response.close()
+    assert '"redacted":true' in first  # the deal, sealed
+
+    service = opus(app)
+    choose = BOTS["random"](random.Random(11))
+    state = service.state(UUID(game))
+    while state.status == "running":
+        service.play(UUID(game), choose(state, state.turn))
+        state = service.state(UUID(game))
+    status, received = messages(client, f"/games/{game}/events")
+    assert status == 200
+    assert received == [r.to_line() for r in game_export(service, UUID(game))]
+    assert received[-1]["type"] == "GameEnded"
+    assert not any(m.get("redacted") for m in received)
 
 
 def test_the_stream_service_serves_streams_and_health_only(tmp_path: Path) -> None:
