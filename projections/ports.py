@@ -49,10 +49,15 @@ class TrackingConflictError(ViewStoreError):
     first. Nothing was written."""
 
 
+class NoSuchItemError(ViewStoreError, IndexError):
+    """A batch replaces a list's item that is not there (a projection's
+    bug): nothing was written."""
+
+
 @dataclass
 class ListChange:
     """The list emptied first (``cleared``), then items appended, then items
-    replaced by index."""
+    replaced by index (each must be in the list by then)."""
 
     appended: list[str] = field(default_factory=list)
     replaced: dict[int, str] = field(default_factory=dict)
@@ -127,7 +132,8 @@ class ViewStore(Protocol):
         (the view's other upstream logs: a sharded store's other shards) is
         as stored, and, when ``active`` is (projection, generation), that
         generation is still the active one; else raise TrackingConflictError
-        and write nothing."""
+        and write nothing. A replaced list item that is not there raises
+        NoSuchItemError, and nothing is written either."""
         ...
 
     def active_generation(self, projection: str) -> str:

@@ -6,19 +6,22 @@ sets — ``<prefix><ns>~tracking`` (a hash: application name -> position) and
 ``<prefix>~active:<projection>`` (the generation queries read) and
 ``<prefix>~heartbeats`` (a hash: projection -> its runner's last heartbeat).
 
-A commit WATCHes the tracking hash (and the active pointer), checks the
-position, then sends the data and the new position in one MULTI/EXEC: Redis
-applies all of it or none, and a concurrent writer makes EXEC fail. If the
-connection drops before the reply, the outcome is unknown; the caller reloads
-the position, and the compare-and-set makes a retry skip what did land.
+A commit is one script that Redis runs whole, with nothing else between
+its steps (``_COMMIT_SCRIPT``): it checks the position (and the other
+shards' positions, and the active pointer), then writes the data and the new
+position; on a check that fails it writes nothing. One round trip a commit,
+where a WATCH, its reads and a MULTI/EXEC took four or more: the live
+projector commits each of its views after every move. If the connection
+drops before the reply, the outcome is unknown; the caller reloads the
+position, and the compare-and-set makes a retry skip what did land.
 
 On a Redis Cluster (``REDIS_URL=redis+cluster://…``, projections/redis_client.py)
 a transaction may only touch keys of one hash slot, so every key of one
 projection carries its name as a hash tag: ``<prefix>{<projection>}.<generation>:<key>``,
 ``<prefix>{<projection>}.<generation>~tracking`` and ``<prefix>~active:{<projection>}``.
 A view's batch (its data, its position, its active pointer) is then one slot
-on one master, and the commit above runs there unchanged, on that master's
-own connection: as atomic as on one Redis. The views spread over the
+on one master, and the commit's script runs there unchanged, on that
+master's own connection: as atomic as on one Redis. The views spread over the
 masters one projection each; one game's or tournament's keys of a view
 share its slot.
 """
@@ -32,15 +35,14 @@ from typing import Any, TypeVar
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from redis.exceptions import WatchError
 
 from projections.ports import (
     DEFAULT_GENERATION,
     Changes,
+    NoSuchItemError,
     TrackingConflictError,
     ViewStoreUnavailableError,
     moved,
-    patched,
 )
 from projections.redis_client import (
     CLUSTER_UNAVAILABLE,
@@ -55,6 +57,82 @@ from projections.redis_client import (
 T = TypeVar("T")
 TRACKING = "~tracking"
 HEARTBEATS = "~heartbeats"
+
+# A commit, run by Redis as one script: the checks, then every write, or
+# nothing. KEYS: the tracking hash, the active pointer when it is checked,
+# then the keys written; ARGV: the upstream log's name, the position
+# expected ("" for none), the new one, the generation that must be active
+# ("" when not checked), the default generation, the count of other
+# upstreams held and each one's name and position, then the writes, each a
+# code and its key's index in KEYS: S value (set a document), D (delete),
+# P n items (append to a list), L index value (replace a list's item,
+# after the appends), R n members (remove from a sorted set), I amount
+# member (add to a member's score). Every replaced item is checked to be in
+# its list before anything is written. A refusal is returned, never raised
+# halfway: {"position", stored} | {"holds", name, stored} |
+# {"active", current} | {"index", key, index} (NoSuchItemError).
+_COMMIT_SCRIPT = """
+local tracking = KEYS[1]
+local stored = redis.call('HGET', tracking, ARGV[1])
+if (stored or '') ~= ARGV[2] then return {'position', stored or ''} end
+local held = tonumber(ARGV[6])
+local at = 7
+for _ = 1, held do
+  local other = redis.call('HGET', tracking, ARGV[at])
+  if (other or '') ~= ARGV[at + 1] then return {'holds', ARGV[at], other or ''} end
+  at = at + 2
+end
+if ARGV[4] ~= '' then
+  local current = redis.call('GET', KEYS[2])
+  if not current or current == '' then current = ARGV[5] end
+  if current ~= ARGV[4] then return {'active', current} end
+end
+local first = at
+local lengths = {}
+while at <= #ARGV do
+  local code, key = ARGV[at], KEYS[tonumber(ARGV[at + 1])]
+  if code == 'S' or code == 'L' or code == 'I' then
+    if code == 'L' then
+      local index = tonumber(ARGV[at + 2])
+      local length = lengths[key] or redis.call('LLEN', key)
+      lengths[key] = length
+      if index < 0 or index >= length then return {'index', key, ARGV[at + 2]} end
+      at = at + 4
+    else
+      at = at + (code == 'S' and 3 or 4)
+    end
+  elseif code == 'D' then
+    lengths[key] = 0
+    at = at + 2
+  else
+    local n = tonumber(ARGV[at + 2])
+    if code == 'P' then lengths[key] = (lengths[key] or redis.call('LLEN', key)) + n end
+    at = at + 3 + n
+  end
+end
+at = first
+while at <= #ARGV do
+  local code, key = ARGV[at], KEYS[tonumber(ARGV[at + 1])]
+  if code == 'S' then
+    redis.call('SET', key, ARGV[at + 2]); at = at + 3
+  elseif code == 'D' then
+    redis.call('DEL', key); at = at + 2
+  elseif code == 'L' then
+    redis.call('LSET', key, ARGV[at + 2], ARGV[at + 3]); at = at + 4
+  elseif code == 'I' then
+    redis.call('ZINCRBY', key, ARGV[at + 2], ARGV[at + 3]); at = at + 4
+  else
+    local n = tonumber(ARGV[at + 2])
+    local verb = code == 'P' and 'RPUSH' or 'ZREM'
+    for from = at + 3, at + 2 + n, 1000 do
+      redis.call(verb, key, unpack(ARGV, from, math.min(from + 999, at + 2 + n)))
+    end
+    at = at + 3 + n
+  end
+end
+redis.call('HSET', tracking, ARGV[1], ARGV[3])
+return false
+"""
 
 
 @contextmanager
@@ -76,6 +154,23 @@ def _translated(url: str, cluster: Any = None) -> Iterator[None]:
         raise ViewStoreUnavailableError(f"Redis Cluster at {url}: {e}") from e
 
 
+def _refusal(
+    ns: str,
+    refused: list[str],
+    expected: int | None,
+    active: tuple[str, str] | None,
+    holds: Mapping[str, int | None],
+) -> str:
+    """What a commit's script refused, said."""
+    kind, *said = refused
+    if kind == "position":
+        return f"{ns} is at position {int(said[0]) if said[0] else None}, not {expected}"
+    if kind == "holds":
+        stored = {said[0]: int(said[1]) if said[1] else None}
+        return f"{ns}: {moved(stored, {said[0]: holds.get(said[0])})}"
+    return f"{active[0] if active else ns} now reads generation {said[0]}"
+
+
 class RedisViewStore:
     """Views in Redis, every key under ``prefix``."""
 
@@ -91,6 +186,7 @@ class RedisViewStore:
         self.cluster: Any = self.redis if is_cluster(url) else None
         if self.cluster is not None:
             hash_tag(prefix)  # a prefix holding braces would be the tag: refused
+        self._commit_script: Any = self.redis.register_script(_COMMIT_SCRIPT)
 
     def _ns(self, ns: str) -> str:
         if self.cluster is None:
@@ -185,66 +281,44 @@ class RedisViewStore:
         holds: Mapping[str, int | None] | None = None,
     ) -> None:
         tracking = self._tracking(ns)
+        keys = [tracking] + ([self._active(active[0])] if active else [])
+        args: list[Any] = [
+            application_name,
+            "" if expected is None else expected,
+            position,
+            active[1] if active else "",
+            DEFAULT_GENERATION,
+            len(holds or {}),
+        ]
+        for name, believed in sorted((holds or {}).items()):
+            args += [name, "" if believed is None else believed]
+        for key, value in changes.docs.items():
+            keys.append(self._key(ns, key))
+            args += ["D", len(keys)] if value is None else ["S", len(keys), value]
+        for key, change in changes.lists.items():
+            keys.append(self._key(ns, key))
+            if change.cleared:
+                args += ["D", len(keys)]
+            if change.appended:
+                args += ["P", len(keys), len(change.appended), *change.appended]
+            for index, value in change.replaced.items():
+                args += ["L", len(keys), index, value]
+        for key, removed in changes.zset_removed.items():
+            keys.append(self._key(ns, key))
+            args += ["R", len(keys), len(removed), *removed]
+        for key, members in changes.zsets.items():
+            keys.append(self._key(ns, key))
+            for member, amount in members.items():
+                args += ["I", len(keys), amount, member]
         # one slot on a cluster: its master's own connection (redis_client.for_key)
         client = self._call(lambda: for_key(self.redis, tracking))
-        with _translated(self.url, self.cluster), client.pipeline(transaction=True) as pipe:
-            watched = [tracking] + ([self._active(active[0])] if active else [])
-            pipe.watch(*watched)
-            stored: str | None = pipe.hget(tracking, application_name)
-            stored_position = None if stored is None else int(stored)
-            if stored_position != expected:
-                raise TrackingConflictError(
-                    f"{ns} is at position {stored_position}, not {expected}"
-                )
-            if holds:
-                others: dict[str, str] = pipe.hgetall(tracking)
-                conflict = moved({k: int(v) for k, v in others.items()}, holds)
-                if conflict is not None:
-                    raise TrackingConflictError(f"{ns}: {conflict}")
-            if active is not None:
-                current = pipe.get(self._active(active[0])) or DEFAULT_GENERATION
-                if current != active[1]:
-                    raise TrackingConflictError(f"{active[0]} now reads generation {current}")
-            # the length of each list that is appended to and has items
-            # replaced: a replaced item appended in this batch is sent as it
-            # ends, not sent and then set
-            patching = [
-                key for key, change in changes.lists.items() if change.appended and change.replaced
-            ]
-            lengths: dict[str, int] = {}
-            if patching:
-                reader = client.pipeline(transaction=False)
-                for key in patching:
-                    reader.llen(self._key(ns, key))
-                lengths = dict(zip(patching, reader.execute(), strict=True))
-            pipe.multi()
-            for key, value in changes.docs.items():
-                if value is None:
-                    pipe.delete(self._key(ns, key))
-                else:
-                    pipe.set(self._key(ns, key), value)
-            for key, change in changes.lists.items():
-                replaced = change.replaced
-                if change.cleared:
-                    pipe.delete(self._key(ns, key))
-                if change.appended:
-                    start = 0 if change.cleared else lengths.get(key)
-                    appended = change.appended
-                    if start is not None:
-                        appended, replaced = patched(change, start)
-                    pipe.rpush(self._key(ns, key), *appended)
-                for index, value in replaced.items():
-                    pipe.lset(self._key(ns, key), index, value)
-            for key, removed in changes.zset_removed.items():
-                pipe.zrem(self._key(ns, key), *removed)
-            for key, members in changes.zsets.items():
-                for member, amount in members.items():
-                    pipe.zincrby(self._key(ns, key), amount, member)
-            pipe.hset(tracking, application_name, str(position))
-            try:
-                pipe.execute()
-            except WatchError:
-                raise TrackingConflictError(f"{ns} was written by someone else") from None
+        with _translated(self.url, self.cluster):
+            refused = self._commit_script(keys=keys, args=args, client=client)
+        if refused and refused[0] == "index":
+            key = refused[1][len(self._key(ns, "")) :]
+            raise NoSuchItemError(f"{ns}: {key} has no item {refused[2]} to replace")
+        if refused:
+            raise TrackingConflictError(_refusal(ns, refused, expected, active, holds or {}))
 
     def activate(self, projection: str, generation: str) -> None:
         self._call(lambda: self.redis.set(self._active(projection), generation))

@@ -21,6 +21,7 @@ from typing import Any
 from projections.ports import (
     DEFAULT_GENERATION,
     Changes,
+    NoSuchItemError,
     TrackingConflictError,
     ViewStoreUnavailableError,
     moved,
@@ -203,7 +204,19 @@ class SQLiteViewStore:
                 rows.extend(zip(repeat(ns), repeat(key), count(start), appended))
             updates.extend((value, ns, key, index) for index, value in replaced.items())
         c.executemany("INSERT INTO view_lists VALUES (?, ?, ?, ?)", rows)
-        c.executemany("UPDATE view_lists SET value=? WHERE ns=? AND key=? AND idx=?", updates)
+        updated = c.executemany(
+            "UPDATE view_lists SET value=? WHERE ns=? AND key=? AND idx=?", updates
+        ).rowcount
+        if updates and updated != len(updates):
+            missing = next(
+                (key, index)
+                for _, _, key, index in updates
+                if c.execute(
+                    "SELECT 1 FROM view_lists WHERE ns=? AND key=? AND idx=?", (ns, key, index)
+                ).fetchone()
+                is None
+            )
+            raise NoSuchItemError(f"{ns}: {missing[0]} has no item {missing[1]} to replace")
         c.executemany(
             "DELETE FROM view_zsets WHERE ns=? AND key=? AND member=?",
             [(ns, key, m) for key, members in changes.zset_removed.items() for m in members],

@@ -31,7 +31,14 @@ from domain.table import public_view
 from infra.bootstrap import rebuild_workers
 from infra.settings import Settings
 from projections.base import EventDecoder, record_of
-from projections.ports import DEFAULT_GENERATION, Changes, TrackingConflictError, namespace
+from projections.ports import (
+    DEFAULT_GENERATION,
+    Changes,
+    ListChange,
+    NoSuchItemError,
+    TrackingConflictError,
+    namespace,
+)
 from projections.queries import Queries
 from projections.rebuild import rebuild
 from projections.registry import PROJECTIONS, select
@@ -418,6 +425,72 @@ def test_a_commit_built_on_a_stale_position_is_refused_and_writes_nothing(
     with pytest.raises(TrackingConflictError, match="now reads generation g9"):
         store.commit(ns, Changes(docs={"a": '"3"'}), "Opus", 1, 3, ("scoreboard", "g0"))
     assert store.dump(ns) == {"doc a": '"1"', "tracking": {"Opus": 1}}
+
+
+def test_a_commit_writes_every_kind_of_change_in_its_order(views: ViewsUnderTest) -> None:
+    """Documents set and deleted; a list emptied, appended to, its items
+    replaced after the appends (new ones and stored ones); sorted-set
+    members removed before the increments."""
+    store, ns = views.store, namespace("move_log", DEFAULT_GENERATION)
+    store.commit(
+        ns,
+        Changes(
+            docs={"a": '"1"', "gone": '"x"'},
+            lists={"l": ListChange(appended=['"0"', '"1"', '"2"'])},
+            zsets={"z": {"m": 3, "n": 1}},
+        ),
+        "Opus",
+        None,
+        1,
+    )
+    store.commit(
+        ns,
+        Changes(
+            docs={"a": '"2"', "gone": None},
+            lists={
+                "l": ListChange(appended=['"3"', '"4"'], replaced={0: '"zero"', 4: '"four"'}),
+                "fresh": ListChange(appended=['"a"'], cleared=True),
+            },
+            zsets={"z": {"m": 2, "o": 5}},
+            zset_removed={"z": {"n"}},
+        ),
+        "Opus",
+        1,
+        2,
+    )
+    assert store.dump(ns) == {
+        "doc a": '"2"',
+        "list fresh": ['"a"'],
+        "list l": ['"zero"', '"1"', '"2"', '"3"', '"four"'],
+        "zset z": {"m": 5, "o": 5},
+        "tracking": {"Opus": 2},
+    }
+    store.commit(ns, Changes(lists={"l": ListChange(appended=['"b"'], cleared=True)}), "Opus", 2, 3)
+    assert store.items(ns, "l") == ['"b"']
+
+
+def test_a_commit_whose_other_shards_moved_or_that_replaces_no_item_writes_nothing(
+    views: ViewsUnderTest,
+) -> None:
+    store, ns = views.store, namespace("table", DEFAULT_GENERATION)
+    store.commit(ns, Changes(lists={"l": ListChange(appended=['"0"'])}), "Opus", None, 1)
+    store.commit(ns, Changes(), "Opus/shard/1", None, 7)
+    before = store.dump(ns)
+    with pytest.raises(TrackingConflictError, match="Opus/shard/1 is at position 7, not 6"):
+        store.commit(ns, Changes(docs={"a": '"1"'}), "Opus", 1, 2, holds={"Opus/shard/1": 6})
+    with pytest.raises(NoSuchItemError, match="l has no item 2 to replace"):
+        store.commit(
+            ns,
+            Changes(
+                docs={"a": '"1"'}, lists={"l": ListChange(appended=['"1"'], replaced={2: '"x"'})}
+            ),
+            "Opus",
+            1,
+            2,
+        )
+    assert store.dump(ns) == before
+    store.commit(ns, Changes(docs={"a": '"1"'}), "Opus", 1, 2, holds={"Opus/shard/1": 7})
+    assert store.get(ns, "a") == '"1"'
 
 
 class Failing(Scoreboard):
