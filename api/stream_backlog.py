@@ -14,8 +14,9 @@ form changes only when the game ends (R9.3: from then on everything is
 shown). So a game is kept in one form at a time: sealed while it runs,
 whole once ended. When the read of what is new finds the end, the whole
 log is read again, revealed; an ended game's log is final and read no
-more. The games opened least recently are dropped past ``capacity``
-messages in all.
+more. The streams opening on one game together wait for one read of the
+store and take what it kept. The games opened least recently are dropped
+past ``capacity`` messages in all.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from domain.audit import REVEALING, Record, secret_in
 from infra.eventlog import auditor_form, game_records, game_records_after
 
 CAPACITY = 200_000  # messages kept in all (about 0.3 kB each: tens of MB)
+READING_STRIPES = 64  # locks for the reads of the store, a game's always the same
 
 
 class Message(NamedTuple):
@@ -75,9 +77,16 @@ class Backlogs:
         self._logs: OrderedDict[UUID, GameLog] = OrderedDict()
         self._size = 0  # messages kept
         self._lock = threading.Lock()  # never held over a read of the store
+        # One read of the store at a time for a game: the streams opening on
+        # it together wait for the first one's read and take what it kept.
+        self._reading = [threading.Lock() for _ in range(READING_STRIPES)]
 
     def log(self, app: Opus, game_id: UUID) -> GameLog | None:
         """The game's log as the store holds it now; None for no such game."""
+        with self._reading[hash(game_id) % READING_STRIPES]:
+            return self._read(app, game_id)
+
+    def _read(self, app: Opus, game_id: UUID) -> GameLog | None:
         with self._lock:
             kept = self._logs.get(game_id)
             if kept is not None:
@@ -87,7 +96,7 @@ class Backlogs:
         if kept is None:
             made = _whole(app, game_id)
         else:
-            newer = game_records_after(app, game_id, kept.version)
+            newer = game_records_after(app, game_id, kept.version, known_public=True)
             if not newer:
                 return kept
             if any(r.type in REVEALING for r in newer):

@@ -120,22 +120,29 @@ def game_records(app: Opus, game_id: UUID) -> list[Record]:
     positions = game_positions(app, game_id)
     if not positions:
         return []
+    # up to the last version whose position was read: an event saved since
+    # is left for the next read, never given without its position
     return [
-        Record.of_event(event, positions.get(event.originator_version))
-        for event in app.events.get(game_id)
+        Record.of_event(event, positions[event.originator_version])
+        for event in app.events.get(game_id, lte=max(positions))
     ]
 
 
-def game_records_after(app: Opus, game_id: UUID, version: int) -> list[Record]:
+def game_records_after(
+    app: Opus, game_id: UUID, version: int, *, known_public: bool
+) -> list[Record]:
     """The records after ``version`` of a game whose records up to it were
-    read (``game_records``: it is known to be public), each with its log
-    position: what was saved since."""
+    read by ``game_records`` (which found it is no private aggregate: the
+    caller says so, ``known_public``), each with its log position: what was
+    saved since."""
+    if not known_public:
+        raise ValueError("only a game read before: its first records say whether it is public")
     positions = game_positions(app, game_id, after=version, public=True)
     if not positions:
         return []
     return [
-        Record.of_event(event, positions.get(event.originator_version))
-        for event in app.events.get(game_id, gt=version)
+        Record.of_event(event, positions[event.originator_version])
+        for event in app.events.get(game_id, gt=version, lte=max(positions))
     ]
 
 

@@ -67,10 +67,13 @@ HEARTBEATS = "~heartbeats"
 # code and its key's index in KEYS: S value (set a document), D (delete),
 # P n items (append to a list), L index value (replace a list's item,
 # after the appends), R n members (remove from a sorted set), I amount
-# member (add to a member's score). Every replaced item is checked to be in
-# its list before anything is written. A refusal is returned, never raised
-# halfway: {"position", stored} | {"holds", name, stored} |
-# {"active", current} | {"index", key, index} (NoSuchItemError).
+# member (add to a member's score). Before anything is written, every key
+# written is checked to hold its kind of value (or none), and every
+# replaced item to be in its list: a command Redis would refuse halfway
+# through is refused before the first write. A refusal is returned:
+# {"position", stored} | {"holds", name, stored} | {"active", current} |
+# {"index", key, index} (NoSuchItemError) | {"type", key, found, wanted}
+# (TypeError: a projection's bug).
 _COMMIT_SCRIPT = """
 local tracking = KEYS[1]
 local stored = redis.call('HGET', tracking, ARGV[1])
@@ -88,9 +91,16 @@ if ARGV[4] ~= '' then
   if current ~= ARGV[4] then return {'active', current} end
 end
 local first = at
-local lengths = {}
+local lengths, types = {}, {}
+local kinds = {S = 'string', P = 'list', L = 'list', R = 'zset', I = 'zset'}
 while at <= #ARGV do
   local code, key = ARGV[at], KEYS[tonumber(ARGV[at + 1])]
+  local kind = kinds[code]
+  if kind then
+    local found = types[key] or redis.call('TYPE', key).ok
+    types[key] = found
+    if found ~= 'none' and found ~= kind then return {'type', key, found, kind} end
+  end
   if code == 'S' or code == 'L' or code == 'I' then
     if code == 'L' then
       local index = tonumber(ARGV[at + 2])
@@ -102,7 +112,7 @@ while at <= #ARGV do
       at = at + (code == 'S' and 3 or 4)
     end
   elseif code == 'D' then
-    lengths[key] = 0
+    lengths[key], types[key] = 0, 'none'
     at = at + 2
   else
     local n = tonumber(ARGV[at + 2])
@@ -314,8 +324,10 @@ class RedisViewStore:
         client = self._call(lambda: for_key(self.redis, tracking))
         with _translated(self.url, self.cluster):
             refused = self._commit_script(keys=keys, args=args, client=client)
-        if refused and refused[0] == "index":
+        if refused and refused[0] in ("index", "type"):
             key = refused[1][len(self._key(ns, "")) :]
+            if refused[0] == "type":
+                raise TypeError(f"{ns}: {key} holds a {refused[2]}, not a {refused[3]}")
             raise NoSuchItemError(f"{ns}: {key} has no item {refused[2]} to replace")
         if refused:
             raise TrackingConflictError(_refusal(ns, refused, expected, active, holds or {}))

@@ -14,6 +14,7 @@ import sqlite3
 import threading
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -45,8 +46,9 @@ from projections.registry import PROJECTIONS, select
 from projections.runner import ProjectionError, ProjectionRunner
 from projections.scoreboard import Scoreboard
 from projections.view import View
-from tests.conftest import ViewsUnderTest, opener
+from tests.conftest import REDIS_URL, ViewsUnderTest, open_test_views, opener
 from tests.leaks import card_ids
+from tests.redis_keys import drop_prefix
 from tests.slow_path import decoded, event_of, project_event
 
 EXTRA_TABLE_FIELDS = ("game", "version", "position")
@@ -491,6 +493,30 @@ def test_a_commit_whose_other_shards_moved_or_that_replaces_no_item_writes_nothi
     assert store.dump(ns) == before
     store.commit(ns, Changes(docs={"a": '"1"'}), "Opus", 1, 2, holds={"Opus/shard/1": 7})
     assert store.get(ns, "a") == '"1"'
+
+
+def test_a_redis_commit_a_command_would_refuse_halfway_writes_nothing(tmp_path: Path) -> None:
+    """Redis runs a commit's writes one by one (a script), so a key holding
+    another kind of value is found before the first write, not after it."""
+    views = open_test_views("redis", tmp_path)
+    try:
+        store, ns = views.store, namespace("hands", DEFAULT_GENERATION)
+        store.commit(ns, Changes(docs={"d": '"1"'}, zsets={"z": {"m": 1}}), "Opus", None, 1)
+        before = store.dump(ns)
+        for wrong in (
+            Changes(zsets={"z": {"m": 1}}, lists={"d": ListChange(appended=['"x"'])}),
+            Changes(lists={"l": ListChange(appended=['"x"'])}, docs={"z": '"2"'}),
+            Changes(zsets={"d": {"m": 1}}),
+        ):
+            with pytest.raises(TypeError, match="holds a"):
+                store.commit(ns, wrong, "Opus", 1, 2)
+            assert store.dump(ns) == before
+        # a list emptied first may take the key's place
+        store.commit(ns, Changes(docs={"d": None}, zsets={"z": {"m": 1}}), "Opus", 1, 2)
+        assert store.dump(ns) == {"zset z": {"m": 2}, "tracking": {"Opus": 2}}
+    finally:
+        drop_prefix(REDIS_URL, views.env["OPUS_REDIS_PREFIX"])
+        views.store.close()
 
 
 class Failing(Scoreboard):
