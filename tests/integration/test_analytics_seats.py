@@ -3,13 +3,22 @@ share of the wins with its 95 % Wilson interval (RULES R2.1: about 20 %
 against a fair 16.7 %): the interval covers the share measured by a plain
 count of the GameEnded events, and the report's files are there.
 
-The games are simulated once in memory by two processes and kept in
-``var/cache/`` for later runs (a test session on a fresh clone builds it:
-a few minutes on two cores)."""
+The games are simulated once in memory by two processes and kept for
+later runs, in the user's cache (``$XDG_CACHE_HOME/opus-tests``, else
+``~/.cache/opus-tests``; ``OPUS_TEST_CACHE`` names another folder), under
+a name that carries a digest of everything that decides them: the domain's
+code and data, the library's version and the games' parameters. Changed
+rules or bots make another name, and so a new store (a minute and a half of
+two cores; one unused for a day is removed); a clone of the same code
+reuses it."""
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
 import math
+import os
+import time
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -30,8 +39,32 @@ from projections.analytics.report import build_report
 from tests.apps import copy_events
 
 ROOT = Path(__file__).resolve().parents[2]
-CACHE = ROOT / "var" / "cache" / "analytics-seats-6p-2000.db"
-GAMES, PLAYERS, WORKERS = 2000, 6, 2
+GAMES, PLAYERS, WORKERS, SEED = 2000, 6, 2, 6000
+
+
+def cache_folder() -> Path:
+    named = os.environ.get("OPUS_TEST_CACHE")
+    if named:
+        return Path(named)
+    home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(home) / "opus-tests"
+
+
+def made_of() -> str:
+    """A digest of what decides the simulated games: the domain package's
+    files (its rules, bots, catalog and events), the event store library's
+    version (the stored form), the games' parameters."""
+    digest = hashlib.sha256(repr((GAMES, PLAYERS, WORKERS, SEED)).encode())
+    digest.update(importlib.metadata.version("eventsourcing").encode())
+    domain = ROOT / "domain"
+    files = [p for p in domain.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    for path in sorted(files):
+        digest.update(str(path.relative_to(domain)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+CACHE = cache_folder() / f"analytics-seats-{PLAYERS}p-{GAMES}-{made_of()}.db"
 
 
 def sqlite(path: Path) -> dict[str, str]:
@@ -74,21 +107,25 @@ def ended_games(path: Path) -> int:
 @pytest.fixture(scope="session")
 def six_player_store() -> Path:
     if CACHE.exists() and ended_games(CACHE) == GAMES:
+        CACHE.touch()  # in use: kept
         return CACHE
     CACHE.parent.mkdir(parents=True, exist_ok=True)
-    parts = [CACHE.with_suffix(f".part{k}.db") for k in range(WORKERS)]
-    for path in [CACHE, *parts]:
-        path.unlink(missing_ok=True)
+    for made in CACHE.parent.glob(f"analytics-seats-{PLAYERS}p-{GAMES}-*"):
+        # made of other code and unused for a day, or left by a run stopped midway
+        unused = time.time() - made.stat().st_mtime
+        if made != CACHE and unused > (86400 if made.suffixes == [".db"] else 3600):
+            made.unlink(missing_ok=True)
+    mine = f"{CACHE.stem}.{os.getpid()}"  # this run's files, while it builds
+    parts = [CACHE.with_name(f"{mine}.part{k}.db") for k in range(WORKERS)]
     with ProcessPoolExecutor(WORKERS, mp_context=get_context("spawn")) as pool:
         done = pool.map(
             simulate_part,
             [str(p) for p in parts],
             [GAMES // WORKERS] * WORKERS,
-            [6000 + k for k in range(WORKERS)],
+            [SEED + k for k in range(WORKERS)],
         )
         files = list(done)
-    building = CACHE.with_suffix(".building.db")
-    building.unlink(missing_ok=True)
+    building = CACHE.with_name(f"{mine}.building.db")
     for part in files:
         source, target = Opus(env=sqlite(Path(part))), Opus(env=sqlite(building))
         copy_events(source, target)
