@@ -99,6 +99,34 @@ class Changes:
         return bool(self.docs or self.lists or self.zsets or self.zset_removed)
 
 
+@dataclass(frozen=True)
+class Commit:
+    """One view's batch as ``ViewStore.commit`` takes it (its arguments)."""
+
+    ns: str
+    changes: Changes
+    application_name: str
+    expected: int | None
+    position: int
+    active: tuple[str, str] | None = None
+    holds: Mapping[str, int | None] | None = None
+
+
+def one_by_one(store: ViewStore, commits: Sequence[Commit]) -> list[Exception | None]:
+    """``ViewStore.commit_many`` as one ``commit`` after another."""
+    outcomes: list[Exception | None] = []
+    for c in commits:
+        try:
+            store.commit(
+                c.ns, c.changes, c.application_name, c.expected, c.position, c.active, holds=c.holds
+            )
+        except Exception as e:
+            outcomes.append(e)
+        else:
+            outcomes.append(None)
+    return outcomes
+
+
 class ViewStore(Protocol):
     """A store of projection views: Redis or SQLite (projections/*_views.py)."""
 
@@ -134,6 +162,14 @@ class ViewStore(Protocol):
         generation is still the active one; else raise TrackingConflictError
         and write nothing. A replaced list item that is not there raises
         NoSuchItemError, and nothing is written either."""
+        ...
+
+    def commit_many(self, commits: Sequence[Commit]) -> list[Exception | None]:
+        """Each commit as ``commit`` makes it, each on its own (one may be
+        refused while the others are applied), at once where the store can
+        (Redis: one round trip for all): what each one raised, or None. A
+        store that cannot be reached raises ViewStoreUnavailableError: then
+        none of them, or some, may have been applied."""
         ...
 
     def active_generation(self, projection: str) -> str:

@@ -34,15 +34,18 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from projections.ports import (
     DEFAULT_GENERATION,
     Changes,
+    Commit,
     NoSuchItemError,
     TrackingConflictError,
     ViewStoreUnavailableError,
     moved,
+    one_by_one,
 )
 from projections.redis_client import (
     CLUSTER_UNAVAILABLE,
@@ -290,23 +293,58 @@ class RedisViewStore:
         *,
         holds: Mapping[str, int | None] | None = None,
     ) -> None:
-        tracking = self._tracking(ns)
-        keys = [tracking] + ([self._active(active[0])] if active else [])
+        made = Commit(ns, changes, application_name, expected, position, active, holds)
+        keys, args = self._script_arguments(made)
+        # one slot on a cluster: its master's own connection (redis_client.for_key)
+        client = self._call(lambda: for_key(self.redis, keys[0]))
+        with _translated(self.url, self.cluster):
+            refused = self._commit_script(keys=keys, args=args, client=client)
+        error = self._refused(made, refused)
+        if error is not None:
+            raise error
+
+    def commit_many(self, commits: Sequence[Commit]) -> list[Exception | None]:
+        """The commits' scripts in one pipeline, one round trip (a cluster's
+        views are on several masters: one commit after another there)."""
+        if self.cluster is not None or len(commits) < 2:
+            return one_by_one(self, commits)
+        prepared = [self._script_arguments(c) for c in commits]
+        sha = self._commit_script.sha
+        with _translated(self.url, self.cluster):
+            pipe = self.redis.pipeline(transaction=False)
+            for keys, args in prepared:
+                pipe.evalsha(sha, len(keys), *keys, *args)
+            replies = pipe.execute(raise_on_error=False)
+        outcomes: list[Exception | None] = []
+        for made, reply in zip(commits, replies, strict=True):
+            if isinstance(reply, NoScriptError):  # not run: the script is loaded, and it runs
+                outcomes.extend(one_by_one(self, [made]))
+            elif isinstance(reply, Exception):
+                outcomes.append(reply)
+            else:
+                outcomes.append(self._refused(made, reply))
+        return outcomes
+
+    def _script_arguments(self, c: Commit) -> tuple[list[str], list[Any]]:
+        """The commit script's KEYS and ARGV (``_COMMIT_SCRIPT``)."""
+        keys = [self._tracking(c.ns)] + ([self._active(c.active[0])] if c.active else [])
+        holds = c.holds or {}
         args: list[Any] = [
-            application_name,
-            "" if expected is None else expected,
-            position,
-            active[1] if active else "",
+            c.application_name,
+            "" if c.expected is None else c.expected,
+            c.position,
+            c.active[1] if c.active else "",
             DEFAULT_GENERATION,
-            len(holds or {}),
+            len(holds),
         ]
-        for name, believed in sorted((holds or {}).items()):
+        for name, believed in sorted(holds.items()):
             args += [name, "" if believed is None else believed]
+        changes = c.changes
         for key, value in changes.docs.items():
-            keys.append(self._key(ns, key))
+            keys.append(self._key(c.ns, key))
             args += ["D", len(keys)] if value is None else ["S", len(keys), value]
         for key, change in changes.lists.items():
-            keys.append(self._key(ns, key))
+            keys.append(self._key(c.ns, key))
             if change.cleared:
                 args += ["D", len(keys)]
             if change.appended:
@@ -314,23 +352,24 @@ class RedisViewStore:
             for index, value in change.replaced.items():
                 args += ["L", len(keys), index, value]
         for key, removed in changes.zset_removed.items():
-            keys.append(self._key(ns, key))
+            keys.append(self._key(c.ns, key))
             args += ["R", len(keys), len(removed), *removed]
         for key, members in changes.zsets.items():
-            keys.append(self._key(ns, key))
+            keys.append(self._key(c.ns, key))
             for member, amount in members.items():
                 args += ["I", len(keys), amount, member]
-        # one slot on a cluster: its master's own connection (redis_client.for_key)
-        client = self._call(lambda: for_key(self.redis, tracking))
-        with _translated(self.url, self.cluster):
-            refused = self._commit_script(keys=keys, args=args, client=client)
-        if refused and refused[0] in ("index", "type"):
-            key = refused[1][len(self._key(ns, "")) :]
+        return keys, args
+
+    def _refused(self, c: Commit, refused: list[str] | None) -> Exception | None:
+        """The error a script's refusal stands for (None: it committed)."""
+        if not refused:
+            return None
+        if refused[0] in ("index", "type"):
+            key = refused[1][len(self._key(c.ns, "")) :]
             if refused[0] == "type":
-                raise TypeError(f"{ns}: {key} holds a {refused[2]}, not a {refused[3]}")
-            raise NoSuchItemError(f"{ns}: {key} has no item {refused[2]} to replace")
-        if refused:
-            raise TrackingConflictError(_refusal(ns, refused, expected, active, holds or {}))
+                return TypeError(f"{c.ns}: {key} holds a {refused[2]}, not a {refused[3]}")
+            return NoSuchItemError(f"{c.ns}: {key} has no item {refused[2]} to replace")
+        return TrackingConflictError(_refusal(c.ns, refused, c.expected, c.active, c.holds or {}))
 
     def activate(self, projection: str, generation: str) -> None:
         self._call(lambda: self.redis.set(self._active(projection), generation))

@@ -73,7 +73,7 @@ from projections.base import DecodedEvent, EventDecoder, ViewProjection, rows_of
 from projections.merge import Pending, next_run
 from projections.ports import TrackingConflictError, ViewStore, ViewStoreUnavailableError
 from projections.queries import WAIT_TIMEOUT
-from projections.view import View
+from projections.view import View, commit_pending
 
 log = logging.getLogger(__name__)
 BATCH_SIZE = 500  # events committed together at most
@@ -129,6 +129,8 @@ def project_batch(
     decode_error: Exception | None,
     positions: list[int],
     shard: int = 0,
+    *,
+    deferred: bool = False,
 ) -> None:
     """Project decoded events of shard ``shard``'s log in one commit.
     ``events[i]`` is ``rows[i]`` decoded (a record, projections/base.py) and
@@ -138,7 +140,9 @@ def project_batch(
     others does). On a failure, commit the events before it, then raise a
     ProjectionError with its position (the one a client sees). A caller that
     gets no error while ``decode_error`` is set has rows after the
-    undecodable one still to read: every view held that one."""
+    undecodable one still to read: every view held that one. ``deferred``
+    (with every row decoded): the commit is left pending, for the caller's
+    ``commit_pending``."""
     view = projection.view
     view.follow(shard)
     shards = view.shards
@@ -146,7 +150,7 @@ def project_batch(
     decoded = len(events)  # rows[decoded], if any, failed to decode
     error: Exception | None = None
     try:
-        with view.batch():
+        with view.batch(deferred=deferred and decode_error is None):
             _process(projection, events, positions, shown, decoded)
     except (ViewStoreUnavailableError, TrackingConflictError):
         raise
@@ -611,9 +615,28 @@ class ProjectionRunner:
         events: list[DecodedEvent],
         decode_error: Exception | None,
     ) -> None:
-        """One shard's run, every view committing it."""
+        """One shard's run, every view committing it: at once, in one round
+        trip to the view store (``commit_pending``), when every row decoded.
+        A view whose commit failed for want of the store, or for another
+        writer, makes the runner reload; one that failed otherwise (a
+        projection's bug) projects the run again on its own, to fail with
+        the event's position."""
         positions = [row[0] for row in rows]
-        for projection in projections:
+        views = [projection.view for projection in projections]
+        try:
+            for projection in projections:
+                project_batch(
+                    projection, rows, events, decode_error, positions, feed.shard, deferred=True
+                )
+        except BaseException:
+            commit_pending(views)  # what the views before the failing one made stands
+            raise
+        failed = commit_pending(views)
+        for _, error in failed:
+            if isinstance(error, (ViewStoreUnavailableError, TrackingConflictError)):
+                raise error
+        for view, _ in failed:
+            projection = next(p for p in projections if p.view is view)
             project_batch(projection, rows, events, decode_error, positions, feed.shard)
         feed.outage.reached()
         if decode_error is not None:  # every view held the undecodable event

@@ -21,10 +21,12 @@ from typing import Any
 from projections.ports import (
     DEFAULT_GENERATION,
     Changes,
+    Commit,
     NoSuchItemError,
     TrackingConflictError,
     ViewStoreUnavailableError,
     moved,
+    one_by_one,
     patched,
 )
 
@@ -168,6 +170,9 @@ class SQLiteViewStore:
                 c.execute("ROLLBACK")
                 raise
             c.execute("COMMIT")
+
+    def commit_many(self, commits: Sequence[Commit]) -> list[Exception | None]:
+        return one_by_one(self, commits)
 
     def _check(
         self, ns: str, application_name: str, expected: int | None, active: tuple[str, str] | None

@@ -24,7 +24,7 @@ dropped with the rest) and read its lists back (``Transaction.items``).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -32,7 +32,7 @@ import orjson
 from eventsourcing.persistence import Tracking, TrackingRecorder
 
 from domain.sharding import upstream_names
-from projections.ports import Changes, ListChange, ViewStore, namespace
+from projections.ports import Changes, Commit, ListChange, ViewStore, namespace
 
 APPLICATION_NAME = "Opus"  # the upstream application (domain.application.Opus.name)
 MAX_CACHED_DOCS = 50_000
@@ -204,6 +204,8 @@ class View(TrackingRecorder):
         # The open batch, if any, and the position of its last event.
         self.batch_tx: Transaction | None = None
         self.batch_position: int | None = None
+        # A batch closed with ``deferred``, not yet committed (commit_pending).
+        self.pending: Commit | None = None
 
     # ---- TrackingRecorder ----------------------------------------------------
 
@@ -261,8 +263,10 @@ class View(TrackingRecorder):
         return done is not None and tracking.notification_id <= done
 
     @contextmanager
-    def batch(self) -> Iterator[None]:
-        """Gather every transaction inside into one commit at the end."""
+    def batch(self, *, deferred: bool = False) -> Iterator[None]:
+        """Gather every transaction inside into one commit at the end; with
+        ``deferred``, into ``pending``, for ``commit_pending`` to commit
+        with other views' (the view believes nothing of it meanwhile)."""
         if self.batch_tx is not None:
             yield
             return
@@ -274,7 +278,10 @@ class View(TrackingRecorder):
             self.forget()
             raise
         else:
-            self._commit(self.batch_tx, self.batch_position)
+            if deferred:
+                self.pending = self._prepared(self.batch_tx, self.batch_position)
+            else:
+                self._commit(self.batch_tx, self.batch_position)
         finally:
             self.batch_tx = None
 
@@ -298,21 +305,41 @@ class View(TrackingRecorder):
             raise
         self._commit(tx, tracking.notification_id)
 
-    def _commit(self, tx: Transaction, position: int | None) -> None:
+    def _prepared(self, tx: Transaction, position: int | None) -> Commit | None:
+        """The batch's commit; None for an empty batch."""
         if position is None or position == self.position:
-            return  # an empty batch
+            return None
         active = (self.projection, self.generation) if self.follows_active else None
+        holds = None
+        if self.shards > 1:
+            others = [name for name in self.upstreams if name != self.application_name]
+            holds = {name: self.position_of(name) for name in others}
+        return Commit(
+            self.ns, tx.changes(), self.application_name, self.position, position, active, holds
+        )
+
+    def _commit(self, tx: Transaction, position: int | None) -> None:
         try:
-            args = (self.ns, tx.changes(), self.application_name, self.position, position, active)
-            if self.shards == 1:
-                self.store.commit(*args)
-            else:
-                others = [name for name in self.upstreams if name != self.application_name]
-                self.store.commit(*args, holds={name: self.position_of(name) for name in others})
+            made = self._prepared(tx, position)
+            if made is None:
+                return
+            self.store.commit(
+                made.ns,
+                made.changes,
+                made.application_name,
+                made.expected,
+                made.position,
+                made.active,
+                holds=made.holds,
+            )
         except BaseException:
             self.forget()
             raise
-        self._positions[self.application_name] = position
+        self.committed(made)
+
+    def committed(self, made: Commit) -> None:
+        """The store has applied ``made``: the view believes it."""
+        self._positions[made.application_name] = made.position
         if len(self._docs) > MAX_CACHED_DOCS:
             if self._fresh:
                 self._evicted.update(self._docs)
@@ -324,3 +351,33 @@ class View(TrackingRecorder):
         self._docs.clear()
         self._fresh = False
         self._positions.clear()
+        self.pending = None
+
+
+def commit_pending(views: Sequence[View]) -> list[tuple[View, Exception]]:
+    """Commit the views' pending batches, those of one store at once
+    (``ViewStore.commit_many``: one round trip on Redis, where each view's
+    commit took one of its own). Each view's commit stands or fails on its
+    own: a view whose commit failed forgets what it believed, and is
+    returned with its error (a store that could not be reached: each of its
+    views, with that error)."""
+    by_store: dict[int, list[View]] = {}
+    for view in views:
+        if view.pending is not None:
+            by_store.setdefault(id(view.store), []).append(view)
+    failed: list[tuple[View, Exception]] = []
+    for group in by_store.values():
+        commits = [view.pending for view in group if view.pending is not None]
+        for view in group:
+            view.pending = None
+        try:
+            outcomes = group[0].store.commit_many(commits)
+        except Exception as e:  # unreachable: some may have been applied
+            outcomes = [e] * len(group)
+        for view, made, outcome in zip(group, commits, outcomes, strict=True):
+            if outcome is None:
+                view.committed(made)
+            else:
+                view.forget()
+                failed.append((view, outcome))
+    return failed

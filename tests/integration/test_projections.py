@@ -35,6 +35,7 @@ from projections.base import EventDecoder, record_of
 from projections.ports import (
     DEFAULT_GENERATION,
     Changes,
+    Commit,
     ListChange,
     NoSuchItemError,
     TrackingConflictError,
@@ -493,6 +494,69 @@ def test_a_commit_whose_other_shards_moved_or_that_replaces_no_item_writes_nothi
     assert store.dump(ns) == before
     store.commit(ns, Changes(docs={"a": '"1"'}), "Opus", 1, 2, holds={"Opus/shard/1": 7})
     assert store.get(ns, "a") == '"1"'
+
+
+def test_commits_made_at_once_each_stand_or_fail_on_their_own(views: ViewsUnderTest) -> None:
+    """``commit_many`` (a live runner's views after each run): what each
+    commit raised or None, in order; the refused write nothing."""
+    store = views.store
+    a, b, c = (namespace(p, DEFAULT_GENERATION) for p in ("table", "hands", "seats"))
+    store.commit(b, Changes(docs={"x": '"b0"'}), "Opus", None, 4)
+    outcomes = store.commit_many(
+        [
+            Commit(a, Changes(docs={"x": '"a1"'}), "Opus", None, 5),
+            Commit(b, Changes(docs={"x": '"b1"'}), "Opus", None, 5),  # b is at 4
+            Commit(c, Changes(lists={"l": ListChange(replaced={3: '"c"'})}), "Opus", None, 5),
+        ]
+    )
+    assert outcomes[0] is None
+    assert isinstance(outcomes[1], TrackingConflictError)
+    assert "at position 4, not None" in str(outcomes[1])
+    assert isinstance(outcomes[2], NoSuchItemError)
+    assert store.dump(a) == {"doc x": '"a1"', "tracking": {"Opus": 5}}
+    assert store.dump(b) == {"doc x": '"b0"', "tracking": {"Opus": 4}}
+    assert store.dump(c) == {"tracking": {}}
+
+
+def test_commits_at_once_after_redis_forgot_the_script(tmp_path: Path) -> None:
+    views = open_test_views("redis", tmp_path)
+    try:
+        store = views.store
+        store.redis.script_flush()
+        ns = [namespace(p, DEFAULT_GENERATION) for p in ("table", "hands")]
+        outcomes = store.commit_many(
+            [Commit(n, Changes(docs={"x": f'"{n}"'}), "Opus", None, 1) for n in ns]
+        )
+        assert outcomes == [None, None]
+        assert [store.get(n, "x") for n in ns] == [f'"{n}"' for n in ns]
+    finally:
+        drop_prefix(REDIS_URL, views.env["OPUS_REDIS_PREFIX"])
+        views.store.close()
+
+
+def test_a_live_runner_commits_its_views_at_once_after_each_run(
+    app: Opus, events_env: dict[str, str], views: ViewsUnderTest
+) -> None:
+    """Every view of a run in one ``commit_many``, never a ``commit`` each."""
+    calls: list[int] = []
+    store = views.store
+    many = store.commit_many
+
+    def counted(commits: Any) -> Any:
+        calls.append(len(commits))
+        return many(commits)
+
+    store.commit_many = counted  # type: ignore[method-assign]
+    game_id = start_game(app, 2, 91)
+    projections = select(["table", "scoreboard", "move_log", "hands"])
+    with ProjectionRunner(projections, store, opener(events_env)) as runner:
+        runner.wait(last_position(app), timeout=20)
+        play_moves(app, game_id, 6, seed=91)
+        runner.wait(last_position(app), timeout=20)
+    assert calls and max(calls) == 4  # the four views' commits of one run together
+    board = Queries(store).scoreboard(game_id)
+    assert board is not None
+    assert [p["points"] for p in board["players"]] == app.state(game_id).scores
 
 
 def test_a_redis_commit_a_command_would_refuse_halfway_writes_nothing(tmp_path: Path) -> None:

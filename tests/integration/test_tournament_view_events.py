@@ -68,9 +68,9 @@ class Recording:
         self.store = store
         self.commits: list[Changes] = []
 
-    def commit(self, ns: str, changes: Changes, *args: Any) -> None:
+    def commit(self, ns: str, changes: Changes, *args: Any, **kwargs: Any) -> None:
         self.commits.append(changes)
-        self.store.commit(ns, changes, *args)
+        self.store.commit(ns, changes, *args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)
