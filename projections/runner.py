@@ -619,8 +619,10 @@ class ProjectionRunner:
         trip to the view store (``commit_pending``), when every row decoded.
         A view whose commit failed for want of the store, or for another
         writer, makes the runner reload; one that failed otherwise (a
-        projection's bug) projects the run again on its own, to fail with
-        the event's position."""
+        projection's bug, a write the store refuses) projects the run again
+        on its own, to fail as a ProjectionError naming it and a position:
+        its handler's failing event, or the run's last when the store
+        refuses the run's commit."""
         positions = [row[0] for row in rows]
         views = [projection.view for projection in projections]
         try:
@@ -637,7 +639,17 @@ class ProjectionRunner:
                 raise error
         for view, _ in failed:
             projection = next(p for p in projections if p.view is view)
-            project_batch(projection, rows, events, decode_error, positions, feed.shard)
+            try:
+                project_batch(projection, rows, events, decode_error, positions, feed.shard)
+            except (ProjectionError, ViewStoreUnavailableError, TrackingConflictError):
+                raise
+            except Exception as e:  # the store refused the run's commit again
+                last = position_of(feed.shard, positions[-1], view.shards)
+                raise ProjectionError(
+                    projection.name,
+                    last,
+                    f"the commit of positions up to {last}: {type(e).__name__}: {e}",
+                ) from e
         feed.outage.reached()
         if decode_error is not None:  # every view held the undecodable event
             raise ViewMovedError(

@@ -279,7 +279,11 @@ class View(TrackingRecorder):
             raise
         else:
             if deferred:
-                self.pending = self._prepared(self.batch_tx, self.batch_position)
+                try:
+                    self.pending = self._prepared(self.batch_tx, self.batch_position)
+                except BaseException:
+                    self.forget()  # its documents hold the batch, never committed
+                    raise
             else:
                 self._commit(self.batch_tx, self.batch_position)
         finally:
@@ -372,7 +376,11 @@ def commit_pending(views: Sequence[View]) -> list[tuple[View, Exception]]:
             view.pending = None
         try:
             outcomes = group[0].store.commit_many(commits)
-        except Exception as e:  # unreachable: some may have been applied
+        except BaseException as e:  # unreachable: some may have been applied
+            if not isinstance(e, Exception):
+                for view in group:
+                    view.forget()
+                raise
             outcomes = [e] * len(group)
         for view, made, outcome in zip(group, commits, outcomes, strict=True):
             if outcome is None:

@@ -597,6 +597,36 @@ class Failing(Scoreboard):
         super().process_events(events, positions)
 
 
+class Refused(Scoreboard):
+    """The scoreboard, replacing a list item that is not there (a bug the
+    store finds only when the run is committed)."""
+
+    name = "scoreboard"
+
+    def process_events(self, events: list[Any], positions: list[int]) -> None:
+        super().process_events(events, positions)
+        tx = self.view.batch_tx
+        assert tx is not None
+        tx.replace("nowhere", 3, '"x"')
+
+
+def test_a_run_the_store_refuses_for_one_view_stops_the_runner_naming_it_and_the_rest_stand(
+    app: Opus, events_env: dict[str, str], views: ViewsUnderTest
+) -> None:
+    game_id = start_game(app, 2, 93)
+    play_moves(app, game_id, 4, seed=93)
+    hands = select(["hands"])[0]
+    runner = ProjectionRunner([hands, Refused], views.store, opener(events_env)).start()
+    with pytest.raises(ProjectionError) as raised:
+        runner.run_forever(timeout=20)
+    message = str(raised.value)
+    assert raised.value.projection == "scoreboard"
+    assert "NoSuchItemError" in message and "nowhere has no item 3" in message
+    queries = Queries(views.store)
+    assert queries.position("scoreboard") is None  # nothing of the refused runs
+    assert (queries.position("hands") or 0) >= raised.value.position  # the other view's stand
+
+
 def test_a_projection_error_stops_its_runner_at_the_failing_position_and_a_restart_resumes(
     app: Opus, events_env: dict[str, str], views: ViewsUnderTest
 ) -> None:
