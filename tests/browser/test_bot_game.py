@@ -1,6 +1,8 @@
 """A game against the service's bots in a real browser (Debian's Chromium,
-Playwright), against ``opus serve`` with its bots at their default pace
-(tests/browser/test_web_client.py's server and browser).
+Playwright), against ``opus serve`` (tests/browser/test_web_client.py's
+server and browser) with its bots at a quicker pace than the default 0.6 s
+a move (tests/unit/test_bot_driver.py holds a bot to its pause): the page
+is the same at any pace, and a game of three bots spent a minute waiting.
 
 From the lobby, one click on "Play against bots" (every field has its
 default: three greedy bots) opens the table with the game running; the
@@ -39,6 +41,7 @@ pytestmark = pytest.mark.browser
 MOVES = ("CardDiscarded", "RecipeAssembled", "RecipePlaced", "SpellCast", "TurnEnded")
 BOT_TURN_SECONDS = 60.0  # the bots' turns between two of the person's, at most
 MAX_MOVES = 200  # the person's, in a game of four
+SERVER_SETTINGS = {"OPUS_BOT_DELAY_SECONDS": "0.1"}  # the server's bots' pause
 
 
 def turn_and_status(server: Server, game: UUID) -> tuple[str, int, int]:

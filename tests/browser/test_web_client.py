@@ -73,7 +73,11 @@ class Server:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def server(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Server]:
+    """``opus serve`` on SQLite, with the settings a test module names in
+    its ``SERVER_SETTINGS`` (none: the defaults)."""
     folder = tmp_path_factory.mktemp("browser")
     port = free_port()
     env = {
@@ -81,6 +85,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "PERSISTENCE_MODULE": "eventsourcing.sqlite",
         "SQLITE_DBNAME": str(folder / "events.db"),
         "OPUS_VIEWS_DBNAME": str(folder / "views.db"),
+        **getattr(request.module, "SERVER_SETTINGS", {}),
     }
     env.pop("REDIS_URL", None)
     process = subprocess.Popen([OPUS, "serve", "--port", str(port)], cwd=folder, env=env)
