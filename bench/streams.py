@@ -53,6 +53,17 @@ OPENING_SHARED = {"PostgreSQL (all)": "postgres"}
 # ---- streams held open on raw sockets -----------------------------------------------------
 
 
+ID_LINE = b"\nid: "  # what starts an event's id line: one per event
+
+
+def count_ids(tail: bytes, data: bytes) -> tuple[int, bytes]:
+    """The id lines that end in ``data`` (``tail``: what the last chunk left,
+    always shorter than an id line's start, so none is counted twice), and
+    the tail to keep for the next chunk."""
+    text = tail + data
+    return text.count(ID_LINE), text[-(len(ID_LINE) - 1) :]
+
+
 @dataclass
 class _Stream:
     sock: socket.socket
@@ -124,9 +135,8 @@ class Streams:
             stream.status = int(head.split(b" ", 2)[1])
             self.statuses[stream.status] = self.statuses.get(stream.status, 0) + 1
             data = b"\n" + data
-        text = stream.tail + data
-        self.events += text.count(b"\nid: ")
-        stream.tail = text[-5:]
+        counted, stream.tail = count_ids(stream.tail, data)
+        self.events += counted
 
     def _drop(self, stream: _Stream) -> None:
         self.selector.unregister(stream.sock)
