@@ -8,14 +8,20 @@ redacted entries when the game ends; the sealed document is then deleted.
 
 What an entry shows of its event is the event's public disclosure
 (domain/disclosure.py): identity material (token hashes, command ids) stays
-out, and the hidden fields are replaced by their counts until the end. Its
-``text`` is the event in words, as the web pages' log puts it
-(projections/describe.py), in ``PLAIN`` English; a view written before that
-keeps its old lines until ``opus rebuild move_log --blue-green`` (README:
-upgrading).
+out, and the hidden fields are replaced by their counts until the end.
+
+An entry's line of text, the event in words as the web pages' log puts it
+(projections/describe.py, in ``PLAIN`` English), is not stored: the query
+renders it on read (``Queries.move_log``, with ``text``), from the entry and
+the seating. The words of an event after GameStarted name its players by the
+seating, which no event changes once the game has started; the lobby's
+events (GameCreated, PlayerJoined, PlayerLeft) name no seated player. So the
+seating kept under ``<game>:names`` renders every entry as it read when it
+was made. Entries stored with their text (a view written before) keep it.
 
 Keys, per game: ``<game>`` (the list of entries; the entry of version v is
-item v-1), ``<game>:names`` (names by seat, for the text), ``<game>:sealed``.
+item v-1), ``<game>:names`` (names by seat, kept for the text),
+``<game>:sealed`` (until the end).
 """
 
 from __future__ import annotations
@@ -44,10 +50,9 @@ _DROPPED: dict[str, tuple[str, ...]] = {
 _HEADER = frozenset({"position", "version", "event"})
 
 
-def entry(kind: str, fields: Fields, position: int, names: list[str]) -> Entry:
-    """An event's entry: where it stands, what anyone may see of it, and its
-    line of text (projections/describe.py, in ``PLAIN`` words):
-    ``{position, version, event, timestamp, **public, text}``."""
+def entry(kind: str, fields: Fields, position: int) -> Entry:
+    """An event's entry: where it stands and what anyone may see of it:
+    ``{position, version, event, timestamp, **public}``."""
     dropped = _DROPPED.get(kind)
     if dropped is not None and "timestamp" in fields:
         shown = fields.copy()
@@ -57,22 +62,24 @@ def entry(kind: str, fields: Fields, position: int, names: list[str]) -> Entry:
             shown["position"] = position
             shown["version"] = fields["originator_version"]
             shown["event"] = kind
-            shown["text"] = line(shown, names)
             return shown
-    made = {
+    return {
         "position": position,
         "version": fields["originator_version"],
         "event": kind,
         "timestamp": fields["timestamp"],
         **disclose(kind, fields, PUBLIC, ended=False),
     }
-    made["text"] = line(made, names)
-    return made
 
 
-def _names(tx: Transaction, game: str) -> list[str]:
-    names: list[str] = tx.peek(f"{game}:names") or []
-    return names
+def with_text(entries: list[Entry], names: list[str]) -> list[Entry]:
+    """The entries, each with its line of text (``text``, in ``PLAIN``
+    words) rendered with the game's seating; one stored with its text keeps
+    it."""
+    for made in entries:
+        if "text" not in made:
+            made["text"] = line(made, names)
+    return entries
 
 
 class MoveLog(ViewProjection):
@@ -82,32 +89,31 @@ class MoveLog(ViewProjection):
     def _logged(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
         """Log the event's public entry; for an event with hidden fields
         (HIDING), keep its whole entry for GameEnded."""
-        names = _names(tx, game)
-        public = entry(kind, p, position, names)
+        public = entry(kind, p, position)
         tx.append(game, public)
         if kind in HIDING:
-            revealed: Entry = {**public, **disclose(kind, p, PUBLIC, ended=True)}
-            revealed["text"] = line(revealed, names)
             sealed: dict[str, Entry] = tx.doc(f"{game}:sealed", {})
-            sealed[str(p["originator_version"] - 1)] = revealed
+            sealed[str(p["originator_version"] - 1)] = {
+                **public,
+                **disclose(kind, p, PUBLIC, ended=True),
+            }
 
     @on(PlayerJoined)
     def _joined(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
         names: list[str] = tx.doc(f"{game}:names", [])
         names.append(p["name"])
-        tx.append(game, entry(kind, p, position, names))
+        tx.append(game, entry(kind, p, position))
 
     @on(PlayerLeft)
     def _left(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
         names: list[str] = tx.doc(f"{game}:names", [])
-        tx.append(game, entry(kind, p, position, names))
         del names[p["player"]]
+        tx.append(game, entry(kind, p, position))
 
     @on(GameEnded)
     def _ended(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
-        tx.append(game, entry(kind, p, position, _names(tx, game)))
+        tx.append(game, entry(kind, p, position))
         sealed: dict[str, Entry] = tx.peek(f"{game}:sealed") or {}
         for index, full in sorted(sealed.items(), key=lambda item: int(item[0])):
             tx.replace(game, int(index), full)  # R9.3: now everything may be seen
         tx.delete(f"{game}:sealed")
-        tx.delete(f"{game}:names")

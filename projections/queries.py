@@ -28,7 +28,7 @@ from projections.accounts import AccountsView
 from projections.hands import Hands
 from projections.leaderboard import Leaderboard
 from projections.lobby import Lobby
-from projections.move_log import MoveLog
+from projections.move_log import MoveLog, with_text
 from projections.ports import ViewStore, namespace
 from projections.ratings import RatingsView, account_rating, board, ratings_record
 from projections.scoreboard import Scoreboard
@@ -309,9 +309,13 @@ class Queries:
         generation: str | None = None,
     ) -> list[dict[str, Any]]:
         """The public log of a game, from version ``since`` + 1 on; hidden
-        cards and the secret are redacted until the game has ended."""
+        cards and the secret are redacted until the game has ended. Each
+        entry's line of text is rendered here (projections/move_log.py)."""
         ns = self._ready(MoveLog.name, after, timeout, generation)
-        return [json.loads(e) for e in self.store.items(ns, str(game_id), since)]
+        game = str(game_id)
+        entries = [json.loads(e) for e in self.store.items(ns, game, since)]
+        names = self.store.get(ns, f"{game}:names") if entries else None
+        return with_text(entries, json.loads(names) if names else [])
 
     def leaderboard(
         self,

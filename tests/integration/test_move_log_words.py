@@ -5,6 +5,7 @@ name, a rule's, the game's variant)."""
 
 from __future__ import annotations
 
+import json
 import random
 
 from api.web import present
@@ -12,6 +13,8 @@ from api.web.i18n import rule_words
 from domain.application import Opus
 from domain.simulation import play_game
 from projections.describe import CARD_TEXTS, PLAIN, describe, plain
+from projections.move_log import with_text
+from projections.ports import namespace
 from projections.queries import Queries
 from projections.rebuild import rebuild
 from projections.registry import select
@@ -58,3 +61,30 @@ def test_the_move_log_and_the_page_put_each_event_in_the_same_words(
     )
     what = rule_words(points["rule"], "en")  # the page names the rule too
     assert plain(present.describe(points, names, "en")) == points["text"][:-1] + f": {what})"
+
+
+def test_the_text_is_rendered_on_read_and_a_stored_text_is_kept() -> None:
+    """The move log stores no text: its query renders each entry's line with
+    the game's seating; an entry stored with its text (a view written
+    before the text moved to the read) is served with it."""
+    entries = [
+        {"event": "PlayerJoined", "player": 0, "name": "Ada", "text": "Ada sat down"},
+        {"event": "PlayerJoined", "player": 1, "name": "Boris"},
+        {"event": "PointsAwarded", "player": 0, "points": 3, "rule": "R5.2"},
+    ]
+    served = with_text(entries, ["Ada", "Boris"])
+    assert [e["text"] for e in served] == [
+        "Ada sat down",
+        "Boris took seat 2",
+        "Ada scored 3 (R5.2)",
+    ]
+
+
+def test_the_stored_entries_hold_no_text(app: Opus, views: ViewsUnderTest) -> None:
+    game_id, _ = play_game(app, 2, "greedy", random.Random(5))
+    rebuild(views.store, app, select(["move_log"]))
+    ns = namespace("move_log", views.store.active_generation("move_log"))
+    stored = views.store.items(ns, str(game_id))
+    assert stored and not any("text" in json.loads(item) for item in stored)
+    names = json.loads(views.store.get(ns, f"{game_id}:names") or "")
+    assert names == app.state(game_id).names  # kept once the game has ended, for the text
