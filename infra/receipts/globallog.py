@@ -328,6 +328,24 @@ def _select_nodes(store: SQLGlobalStore, cursor: Any, keys: Iterable[Node]) -> d
     return found
 
 
+# PostgreSQL: a page's nodes and leaves, each table's in one statement of
+# arrays, where psycopg's executemany sent and dumped each row apart (a
+# move's receipts took 6 % of the API's CPU in those two calls)
+_NODES_FROM_ARRAYS = (
+    "INSERT INTO {nodes} (level, idx, hash) "
+    "SELECT * FROM unnest(?::smallint[], ?::bigint[], ?::bytea[])"
+)
+_LEAVES_FROM_ARRAYS = (
+    "INSERT INTO {leaves} (idx, position, aggregate_id, version) "
+    "SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::text[], ?::bigint[])"
+)
+
+
+def columns(rows: Sequence[tuple[Any, ...]]) -> list[list[Any]]:
+    """Rows of one width as its columns."""
+    return [list(column) for column in zip(*rows, strict=True)]
+
+
 class _SQLAppender:
     def __init__(self, store: SQLGlobalStore, cursor: Any) -> None:
         self.store, self.cursor = store, cursor
@@ -348,18 +366,25 @@ class _SQLAppender:
         position: int,
     ) -> None:
         sql = self.store._sql
-        if nodes:
-            self.cursor.executemany(
-                sql("INSERT INTO {nodes} (level, idx, hash) VALUES (?, ?, ?)"), list(nodes)
-            )
-        if leaves:
-            self.cursor.executemany(
-                sql(
-                    "INSERT INTO {leaves} (idx, position, aggregate_id, version) "
-                    "VALUES (?, ?, ?, ?)"
-                ),
-                [(x.index, x.position, x.aggregate_id, x.version) for x in leaves],
-            )
+        rows = [(x.index, x.position, x.aggregate_id, x.version) for x in leaves]
+        if self.store.postgres:  # each table's rows in one statement, as arrays
+            if nodes:
+                self.cursor.execute(sql(_NODES_FROM_ARRAYS), columns(nodes))
+            if rows:
+                self.cursor.execute(sql(_LEAVES_FROM_ARRAYS), columns(rows))
+        else:
+            if nodes:
+                self.cursor.executemany(
+                    sql("INSERT INTO {nodes} (level, idx, hash) VALUES (?, ?, ?)"), list(nodes)
+                )
+            if rows:
+                self.cursor.executemany(
+                    sql(
+                        "INSERT INTO {leaves} (idx, position, aggregate_id, version) "
+                        "VALUES (?, ?, ?, ?)"
+                    ),
+                    rows,
+                )
         self.cursor.execute(
             sql(
                 "INSERT INTO {state} (id, size, position) VALUES (1, ?, ?) "
