@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -14,9 +15,10 @@ import pytest
 from domain.application import Opus
 from domain.simulation import play_game
 from domain.table import public_view
+from projections.base import read_rows
 from projections.ports import namespace
 from projections.queries import Queries
-from projections.rebuild import rebuild
+from projections.rebuild import ReadAhead, rebuild
 from projections.registry import PROJECTIONS, select
 from projections.runner import ProjectionRunner
 from tests.conftest import POSTGRES_ENV, ViewsUnderTest, opener
@@ -73,3 +75,40 @@ def test_runners_follow_postgres_live_and_a_rebuild_gives_the_same_bytes(
     assert board is not None
     assert [p["points"] for p in board["players"]] == app.state(game_id).scores
     app.close()
+
+
+def test_pages_read_ahead_are_the_logs_pages_wherever_the_next_is_asked_from(
+    pg_env: dict[str, str], tmp_path: Path
+) -> None:
+    """A rebuild over PostgreSQL reads the next page while it projects one
+    (``ReadAhead``); each page it hands out is the page read when asked,
+    also when the next is asked from another position than the last page's
+    end (a rebuild reading on after a row it cannot decode). Over SQLite no
+    page is read ahead."""
+    app = Opus(env=pg_env)
+    try:
+        play_game(app, 3, "greedy", random.Random(2))
+        end = app.recorder.max_notification_id() or 0
+        with ReadAhead(app, 9, end, []) as pages:
+            assert pages.reads_ahead
+            position, seen = 0, 0
+            while position < end:
+                rows, text_ids = pages.after(position)
+                assert (rows, text_ids) == read_rows(app, position, 9, end, [])
+                seen += len(rows)
+                # every third page, ask from a row inside the page just read
+                position = rows[-1][0] if seen % 3 else rows[len(rows) // 2][0]
+            topics = ["domain.events:CardsDrawn"]
+        with ReadAhead(app, 4, end, topics) as pages:
+            first = pages.after(0)[0]
+            assert pages.after(first[-1][0])[0] == read_rows(app, first[-1][0], 4, end, topics)[0]
+    finally:
+        app.close()
+    sqlite = Opus(
+        env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "e.db")}
+    )
+    try:
+        with ReadAhead(sqlite, 9, 0, []) as pages:
+            assert not pages.reads_ahead
+    finally:
+        sqlite.close()
