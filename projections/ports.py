@@ -140,6 +140,13 @@ class ViewStore(Protocol):
         """A list from index ``start`` on, in order; empty if there is none."""
         ...
 
+    def items_and_doc(
+        self, ns: str, key: str, start: int, doc: str
+    ) -> tuple[list[str], str | None]:
+        """``items(ns, key, start)`` and ``get(ns, doc)``, read together (one
+        round trip)."""
+        ...
+
     def scores(self, ns: str, key: str) -> dict[str, int]:
         """A sorted set, as member -> score; empty if there is none."""
         ...

@@ -313,9 +313,8 @@ class Queries:
         entry's line of text is rendered here (projections/move_log.py)."""
         ns = self._ready(MoveLog.name, after, timeout, generation)
         game = str(game_id)
-        entries = [json.loads(e) for e in self.store.items(ns, game, since)]
-        names = self.store.get(ns, f"{game}:names") if entries else None
-        return with_text(entries, json.loads(names) if names else [])
+        items, names = self.store.items_and_doc(ns, game, since, f"{game}:names")
+        return with_text([json.loads(e) for e in items], json.loads(names) if names else [])
 
     def leaderboard(
         self,

@@ -235,6 +235,19 @@ class RedisViewStore:
         values: list[str] = self._call(lambda: self.redis.lrange(self._key(ns, key), start, -1))
         return values
 
+    def items_and_doc(
+        self, ns: str, key: str, start: int, doc: str
+    ) -> tuple[list[str], str | None]:
+        def read() -> tuple[list[str], str | None]:
+            pipe = self.redis.pipeline(transaction=False)  # one slot: one projection's keys
+            pipe.lrange(self._key(ns, key), start, -1)
+            pipe.get(self._key(ns, doc))
+            values, text = pipe.execute()
+            return values, text
+
+        found: tuple[list[str], str | None] = self._call(read)
+        return found
+
     def scores(self, ns: str, key: str) -> dict[str, int]:
         pairs: list[tuple[str, float]] = self._call(
             lambda: self.redis.zrange(self._key(ns, key), 0, -1, withscores=True)

@@ -48,6 +48,10 @@ TABLES = ("view_docs", "view_lists", "view_zsets", "view_tracking")
 PAGE_SIZE = 16384
 
 
+_DOC = "SELECT value FROM view_docs WHERE ns=? AND key=?"
+_ITEMS = "SELECT value FROM view_lists WHERE ns=? AND key=? AND idx>=? ORDER BY idx"
+
+
 class SQLiteViewStore:
     """Views in one SQLite file (WAL mode: readers never wait for the writer)."""
 
@@ -95,13 +99,20 @@ class SQLiteViewStore:
         return value
 
     def get(self, ns: str, key: str) -> str | None:
-        value: str | None = self._one("SELECT value FROM view_docs WHERE ns=? AND key=?", (ns, key))
+        value: str | None = self._one(_DOC, (ns, key))
         return value
 
     def items(self, ns: str, key: str, start: int = 0) -> list[str]:
-        sql = "SELECT value FROM view_lists WHERE ns=? AND key=? AND idx>=? ORDER BY idx"
         with self._reading() as c:
-            return [row[0] for row in c.execute(sql, (ns, key, start))]
+            return [row[0] for row in c.execute(_ITEMS, (ns, key, start))]
+
+    def items_and_doc(
+        self, ns: str, key: str, start: int, doc: str
+    ) -> tuple[list[str], str | None]:
+        with self._reading() as c:
+            values = [row[0] for row in c.execute(_ITEMS, (ns, key, start))]
+            row = c.execute(_DOC, (ns, doc)).fetchone()
+        return values, None if row is None else row[0]
 
     def scores(self, ns: str, key: str) -> dict[str, int]:
         sql = "SELECT member, score FROM view_zsets WHERE ns=? AND key=? ORDER BY member"

@@ -470,6 +470,11 @@ def test_a_commit_writes_every_kind_of_change_in_its_order(views: ViewsUnderTest
     }
     store.commit(ns, Changes(lists={"l": ListChange(appended=['"b"'], cleared=True)}), "Opus", 2, 3)
     assert store.items(ns, "l") == ['"b"']
+    # a list and a document read together: each as read alone, absent as absent
+    store.commit(ns, Changes(lists={"l": ListChange(appended=['"c"', '"d"'])}), "Opus", 3, 4)
+    assert store.items_and_doc(ns, "l", 1, "a") == (['"c"', '"d"'], '"2"')
+    assert store.items_and_doc(ns, "l", 0, "none") == (['"b"', '"c"', '"d"'], None)
+    assert store.items_and_doc(ns, "none", 0, "a") == ([], '"2"')
 
 
 def test_a_commit_whose_other_shards_moved_or_that_replaces_no_item_writes_nothing(

@@ -322,6 +322,10 @@ def test_a_master_killed_while_moves_are_made_loses_nothing_and_the_views_catch_
             for game_id, versions in acknowledged.items():
                 view = queries.table_view(game_id)
                 assert view is not None and view["version"] == versions[-1]
+                # the move log and its seating, read together from the cluster
+                log = queries.move_log(game_id, since=versions[-1] - 2)
+                assert [e["version"] for e in log] == [versions[-1] - 1, versions[-1]]
+                assert all(e["text"] for e in log)
             assert_equal_to_a_clean_rebuild(events, store)
         finally:
             events.close()
