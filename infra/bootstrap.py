@@ -60,6 +60,11 @@ RUNNER_JOIN_SECONDS = 5.0  # how long closing the HTTP service waits for a runne
 # connect waits this long at most (eventsourcing's default, 30 s, would
 # outlast a short --reconnect-timeout), unless POSTGRES_CONNECT_TIMEOUT says.
 RUNNER_CONNECT_TIMEOUT = 5
+# A runner's pool of PostgreSQL connections, unless POSTGRES_POOL_SIZE and
+# POSTGRES_MAX_OVERFLOW say: its subscription holds one (LISTEN) and its reads
+# of the log take one at a time, where eventsourcing's default kept five open
+# (an application a shard) and let fifteen be.
+RUNNER_POOL = {"POSTGRES_POOL_SIZE": "2", "POSTGRES_MAX_OVERFLOW": "2"}
 # An HTTP request's attempt to get a pooled connection to PostgreSQL waits
 # this long at most (POSTGRES_CONNECT_TIMEOUT overrides it); the attempts
 # together stay within OPUS_STORE_TIMEOUT (infra/postgres_recorder.py).
@@ -204,15 +209,17 @@ def projection_runner(
     it closes the application, its caller closes ``runner.store``. Its
     attempts to reach PostgreSQL again are bounded by
     ``RUNNER_CONNECT_TIMEOUT`` (or the reconnect timeout, if shorter) unless
-    ``POSTGRES_CONNECT_TIMEOUT`` is set (each shard's alike)."""
+    ``POSTGRES_CONNECT_TIMEOUT`` is set, and its pool is ``RUNNER_POOL``'s
+    unless set (each shard's alike)."""
     events = settings.event_store
-    if events["PERSISTENCE_MODULE"] == POSTGRES and "POSTGRES_CONNECT_TIMEOUT" not in events:
+    if events["PERSISTENCE_MODULE"] == POSTGRES:
         seconds = max(1, min(RUNNER_CONNECT_TIMEOUT, math.ceil(settings.reconnect_timeout)))
-        bound = {"POSTGRES_CONNECT_TIMEOUT": str(seconds)}
+        runner = {"POSTGRES_CONNECT_TIMEOUT": str(seconds), **RUNNER_POOL}
+        unset = {name: value for name, value in runner.items() if name not in events}
         settings = replace(
             settings,
-            event_store={**events, **bound},
-            shards=tuple({**store, **bound} for store in settings.shards),
+            event_store={**events, **unset},
+            shards=tuple({**store, **unset} for store in settings.shards),
         )
     return ProjectionRunner(
         projection_classes,

@@ -15,6 +15,8 @@ import pytest
 from domain.application import Opus
 from domain.simulation import play_game
 from domain.table import public_view
+from infra.bootstrap import RUNNER_POOL, projection_runner
+from infra.settings import Settings
 from projections.base import read_rows
 from projections.ports import namespace
 from projections.queries import Queries
@@ -46,8 +48,11 @@ def test_runners_follow_postgres_live_and_a_rebuild_gives_the_same_bytes(
 ) -> None:
     app = Opus(env=pg_env)
     queries = Queries(views.store)
+    # a runner a projection, each with a runner's pool (not the library's five)
+    runner_env = {**pg_env, **RUNNER_POOL}
     runners = [
-        ProjectionRunner(cls, views.store, opener(pg_env)).start() for cls in PROJECTIONS.values()
+        ProjectionRunner(cls, views.store, opener(runner_env)).start()
+        for cls in PROJECTIONS.values()
     ]
     try:
         game_id, _ = play_game(app, 3, "greedy", random.Random(1))
@@ -112,3 +117,24 @@ def test_pages_read_ahead_are_the_logs_pages_wherever_the_next_is_asked_from(
             assert not pages.reads_ahead
     finally:
         sqlite.close()
+
+
+def test_a_runner_keeps_a_small_pool_unless_told(pg_env: dict[str, str], tmp_path: Path) -> None:
+    """A runner's application holds two connections to PostgreSQL (its
+    subscription's and its reads'), not the library's five, and opens two
+    more at most; POSTGRES_POOL_SIZE and POSTGRES_MAX_OVERFLOW say otherwise."""
+    views = {"OPUS_VIEWS_DBNAME": str(tmp_path / "views.db")}
+    app = Opus(env=pg_env)
+    end = app.join(app.create_game(), "Ada").position
+    app.close()
+    for overrides, sizes in (({}, (2, 4)), ({"POSTGRES_POOL_SIZE": "3"}, (3, 5))):
+        settings = Settings.from_env({**pg_env, **overrides}, overrides=views)
+        runner = projection_runner(settings, PROJECTIONS["table"]).start()
+        try:
+            runner.wait(end, timeout=20)
+            pool = runner.feeds[0].app.recorder.datastore.pool  # type: ignore[union-attr]
+            assert (pool.min_size, pool.max_size) == sizes
+        finally:
+            runner.stop()
+            runner.join(10)
+            runner.store.close()
