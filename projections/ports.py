@@ -143,8 +143,8 @@ class ViewStore(Protocol):
     def items_and_doc(
         self, ns: str, key: str, start: int, doc: str
     ) -> tuple[list[str], str | None]:
-        """``items(ns, key, start)`` and ``get(ns, doc)``, read together (one
-        round trip)."""
+        """``items(ns, key, start)`` and ``get(ns, doc)``, read together: one
+        round trip, not one snapshot."""
         ...
 
     def scores(self, ns: str, key: str) -> dict[str, int]:

@@ -319,19 +319,16 @@ class ReadAhead:
         page = None
         if ahead is not None:
             start, reading = ahead
-            read = reading.result()  # waited for even if not wanted: one read at a time
             if start == position:
-                page = read
+                page = reading.result()  # its error, if any, is this read's
+            else:
+                wait([reading])  # not wanted, its error neither: one read at a time
         if page is None:
             page = self._read(position)
         rows = page[0]
         if self._pool is not None and rows and rows[-1][0] < self.end:
             self._ahead = (rows[-1][0], self._pool.submit(self._read, rows[-1][0]))
         return page
-
-    @property
-    def reads_ahead(self) -> bool:
-        return self._pool is not None
 
     def _read(self, position: int) -> tuple[list[Row], bool]:
         return read_rows(self.app, position, self.batch_size, self.end, self.topics)

@@ -5,9 +5,11 @@ the positions are its own on the shared database."""
 from __future__ import annotations
 
 import random
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -17,6 +19,7 @@ from domain.simulation import play_game
 from domain.table import public_view
 from infra.bootstrap import RUNNER_POOL, projection_runner
 from infra.settings import Settings
+from projections import rebuild as rebuild_module
 from projections.base import read_rows
 from projections.ports import namespace
 from projections.queries import Queries
@@ -83,38 +86,50 @@ def test_runners_follow_postgres_live_and_a_rebuild_gives_the_same_bytes(
 
 
 def test_pages_read_ahead_are_the_logs_pages_wherever_the_next_is_asked_from(
-    pg_env: dict[str, str], tmp_path: Path
+    pg_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A rebuild over PostgreSQL reads the next page while it projects one
-    (``ReadAhead``); each page it hands out is the page read when asked,
-    also when the next is asked from another position than the last page's
-    end (a rebuild reading on after a row it cannot decode). Over SQLite no
-    page is read ahead."""
+    (``ReadAhead``, in a thread of its own); each page it hands out is the
+    page read when asked, also when the next is asked from another position
+    than the last page's end (a rebuild reading on after a row it cannot
+    decode). Over SQLite every page is read when asked."""
+    readers: list[str] = []
+
+    def read(*args: Any) -> Any:
+        readers.append(threading.current_thread().name)
+        return read_rows(*args)
+
+    monkeypatch.setattr(rebuild_module, "read_rows", read)
     app = Opus(env=pg_env)
     try:
         play_game(app, 3, "greedy", random.Random(2))
         end = app.recorder.max_notification_id() or 0
         with ReadAhead(app, 9, end, []) as pages:
-            assert pages.reads_ahead
-            position, seen = 0, 0
+            position, served, short = 0, 0, 0
             while position < end:
                 rows, text_ids = pages.after(position)
                 assert (rows, text_ids) == read_rows(app, position, 9, end, [])
-                seen += len(rows)
-                # every third page, ask from a row inside the page just read
-                position = rows[-1][0] if seen % 3 else rows[len(rows) // 2][0]
-            topics = ["domain.events:CardsDrawn"]
-        with ReadAhead(app, 4, end, topics) as pages:
-            first = pages.after(0)[0]
-            assert pages.after(first[-1][0])[0] == read_rows(app, first[-1][0], 4, end, topics)[0]
+                served += 1
+                short += rows[-1][0] < end  # a page the log goes on after
+                # every third page is asked for from a row inside the one before
+                position = rows[len(rows) // 2][0] if served % 3 == 0 else rows[-1][0]
+        ahead = [name for name in readers if name.startswith("opus-read-ahead")]
+        assert served > 9 and len(ahead) == short  # the next page after each, read ahead
+        assert len(readers) - len(ahead) == 1 + served // 3  # the first, and each asked elsewhere
     finally:
         app.close()
+    readers.clear()
     sqlite = Opus(
         env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "e.db")}
     )
     try:
-        with ReadAhead(sqlite, 9, 0, []) as pages:
-            assert not pages.reads_ahead
+        play_game(sqlite, 2, "greedy", random.Random(3))
+        end = sqlite.recorder.max_notification_id() or 0
+        with ReadAhead(sqlite, 9, end, []) as pages:
+            position = 0
+            while position < end:
+                position = pages.after(position)[0][-1][0]
+        assert readers and set(readers) == {threading.current_thread().name}
     finally:
         sqlite.close()
 
