@@ -145,10 +145,16 @@ class MoveLogQuery(MethodView):
         until the game has ended."""
 
         def read(queries: Queries) -> list[dict[str, Any]] | None:
-            log = queries.move_log(game_id, since=args["since"])
-            if log or (args["since"] and queries.move_log(game_id)):
+            since = args["since"]
+            log = queries.move_log(game_id, since=since)
+            if log or not since:
+                return log or None  # a game's log is never empty: it starts with GameCreated
+            # nothing after ``since``: the game is there if its log holds the
+            # entry at ``since`` (a client up to date: one entry read), or any
+            # (``since`` past the end)
+            if queries.move_log(game_id, since=since - 1) or queries.move_log(game_id):
                 return log
-            return None  # a game's log is never empty: it starts with GameCreated
+            return None
 
         return view("move_log", args, read, game_id=game_id)
 

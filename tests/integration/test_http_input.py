@@ -82,6 +82,24 @@ def test_the_log_of_an_unknown_game_is_404_and_of_an_unprojected_one_503(
             assert f"after={created['position']}" in answer.json["message"]
 
 
+def test_a_log_asked_from_its_end_or_past_it_is_empty_and_of_no_game_404(tmp_path: Path) -> None:
+    app = embedded_app(tmp_path / "live", run_projections=True)
+    try:
+        client = app.test_client()
+        game = client.post("/games", json={}).json["game_id"]
+        after = client.post(f"/games/{game}/players", json={"name": "Ada"}).json["position"]
+        whole = client.get(f"/games/{game}/log?after={after}").json["data"]
+        assert [e["event"] for e in whole] == ["GameCreated", "PlayerJoined"]
+        assert client.get(f"/games/{game}/log?since=1&after={after}").json["data"] == whole[1:]
+        for since in (2, 3, 50):  # up to date, and past the end
+            answer = client.get(f"/games/{game}/log?since={since}&after={after}")
+            assert answer.status_code == 200 and answer.json["data"] == [], since
+        for since in (0, 2, 50):
+            assert client.get(f"/games/{UNKNOWN}/log?since={since}").status_code == 404, since
+    finally:
+        app.extensions["opus"].close()
+
+
 def test_the_catalog_names_every_card_the_game_deals(client: FlaskClient) -> None:
     from domain.catalog import load_catalog
 
