@@ -26,6 +26,12 @@ from uuid import UUID
 from eventsourcing.application import Application
 
 
+def on_postgres(app: Application[Any]) -> bool:
+    """Whether the application's events are in PostgreSQL (by its
+    ``PERSISTENCE_MODULE``, as the library chose its recorder)."""
+    return str(app.env.get("PERSISTENCE_MODULE", "")).endswith("postgres")
+
+
 def evict(app: Application[Any], aggregate_id: UUID) -> None:
     """Forget the cached copy of an aggregate: the next read loads it anew."""
     cache = app.repository.cache
@@ -45,7 +51,7 @@ def positions_by_version(
     datastore = getattr(recorder, "datastore", None)
     if table is None or datastore is None:
         return None
-    if app.env.get("PERSISTENCE_MODULE", "").endswith("postgres"):
+    if on_postgres(app):
         from psycopg import sql
 
         query = sql.SQL(
@@ -82,7 +88,7 @@ def select_rows(
     datastore = getattr(recorder, "datastore", None)
     if table is None or datastore is None or getattr(datastore, "originator_id_type", "") != "uuid":
         return None
-    if app.env.get("PERSISTENCE_MODULE", "").endswith("postgres"):
+    if on_postgres(app):
         from psycopg import sql
         from psycopg.rows import tuple_row
 

@@ -43,7 +43,7 @@ from eventsourcing.application import Application
 from eventsourcing.persistence import Tracking
 from eventsourcing.utils import get_topic
 
-from domain.internals import Row
+from domain.internals import Row, on_postgres
 from projections.base import EventDecoder, ViewProjection, no_cyclic_gc, read_rows
 from projections.merge import Pending, next_run
 from projections.ports import TrackingConflictError, ViewStore, namespace
@@ -308,8 +308,7 @@ class ReadAhead:
         self, app: Application[Any], batch_size: int, end: int, topics: Sequence[str]
     ) -> None:
         self.app, self.batch_size, self.end, self.topics = app, batch_size, end, topics
-        remote = str(app.env.get("PERSISTENCE_MODULE", "")).endswith("postgres")
-        self._pool = ThreadPoolExecutor(1, "opus-read-ahead") if remote else None
+        self._pool = ThreadPoolExecutor(1, "opus-read-ahead") if on_postgres(app) else None
         self._ahead: tuple[int, Future[tuple[list[Row], bool]]] | None = None
 
     def after(self, position: int) -> tuple[list[Row], bool]:
