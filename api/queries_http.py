@@ -145,15 +145,17 @@ class MoveLogQuery(MethodView):
         until the game has ended."""
 
         def read(queries: Queries) -> list[dict[str, Any]] | None:
+            # A game's log is never empty (it starts with GameCreated): read
+            # from the entry at ``since`` on, which says the game is there
+            # when nothing follows it (a client up to date); only a ``since``
+            # past the end reads the log from its start to tell.
             since = args["since"]
-            log = queries.move_log(game_id, since=since)
-            if log or not since:
-                return log or None  # a game's log is never empty: it starts with GameCreated
-            # nothing after ``since``: the game is there if its log holds the
-            # entry at ``since`` (a client up to date: one entry read), or any
-            # (``since`` past the end)
-            if queries.move_log(game_id, since=since - 1) or queries.move_log(game_id):
-                return log
+            start = max(since - 1, 0)
+            log = queries.move_log(game_id, since=start)
+            if log:
+                return log[since - start :]
+            if since and queries.move_log(game_id):
+                return []
             return None
 
         return view("move_log", args, read, game_id=game_id)
