@@ -14,8 +14,9 @@ An entry's line of text, the event in words as the web pages' log puts it
 (projections/describe.py, in ``PLAIN`` English), is not stored: the query
 renders it on read (``Queries.move_log``, with ``text``), from the entry and
 the seating. The words of an event after GameStarted name its players by the
-seating, which no event changes once the game has started; the lobby's
-events (GameCreated, PlayerJoined, PlayerLeft) name no seated player. So the
+seating, which no event changes once the game has started (R2.1: seats are
+taken, and removed, only before the start); the lobby's events
+(GameCreated, PlayerJoined, PlayerLeft) name no seated player. So the
 seating kept under ``<game>:names`` renders every entry as it read when it
 was made. Entries stored with their text (a view written before) keep it.
 
@@ -101,13 +102,12 @@ class MoveLog(ViewProjection):
     @on(PlayerJoined)
     def _joined(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
         names: list[str] = tx.doc(f"{game}:names", [])
-        names.append(p["name"])
+        names.append(p["name"])  # R2.1: seated in join order
         tx.append(game, entry(kind, p, position))
 
     @on(PlayerLeft)
     def _left(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
-        names: list[str] = tx.doc(f"{game}:names", [])
-        del names[p["player"]]
+        tx.put(f"{game}:names", list(p["names"]))  # R2.1: the seating the removal left
         tx.append(game, entry(kind, p, position))
 
     @on(GameEnded)

@@ -87,4 +87,5 @@ def test_the_stored_entries_hold_no_text(app: Opus, views: ViewsUnderTest) -> No
     stored = views.store.items(ns, str(game_id))
     assert stored and not any("text" in json.loads(item) for item in stored)
     names = json.loads(views.store.get(ns, f"{game_id}:names") or "")
-    assert names == app.state(game_id).names  # kept once the game has ended, for the text
+    # R2.1: the seating, fixed at the start, kept once the game has ended, for the text
+    assert names == app.state(game_id).names
