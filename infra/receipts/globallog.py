@@ -342,7 +342,7 @@ _LEAVES_FROM_ARRAYS = (
 )
 
 
-def columns(rows: Sequence[tuple[Any, ...]]) -> list[list[Any]]:
+def _columns(rows: Sequence[tuple[Any, ...]]) -> list[list[Any]]:
     """Rows of one width as its columns."""
     return [list(column) for column in zip(*rows, strict=True)]
 
@@ -370,9 +370,9 @@ class _SQLAppender:
         rows = [(x.index, x.position, x.aggregate_id, x.version) for x in leaves]
         if self.store.postgres:  # each table's rows in one statement, as arrays
             if nodes:
-                self.cursor.execute(sql(_NODES_FROM_ARRAYS), columns(nodes))
+                self.cursor.execute(sql(_NODES_FROM_ARRAYS), _columns(nodes))
             if rows:
-                self.cursor.execute(sql(_LEAVES_FROM_ARRAYS), columns(rows))
+                self.cursor.execute(sql(_LEAVES_FROM_ARRAYS), _columns(rows))
         else:
             if nodes:
                 self.cursor.executemany(
