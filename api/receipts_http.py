@@ -4,7 +4,8 @@
   last event in its game's (or tournament's) log, made after the save
   (``receipt_of``; a retried command's is made from the log as it is);
 - ``GET /.well-known/opus-receipts``: the service's key (vkey, key id), the
-  keys it retired, the logs' origins and its witnesses;
+  keys it retired, the key transitions (oldest first), the logs' origins
+  and its witnesses;
 - ``GET /receipts/checkpoint``: the global log's latest checkpoint with
   its witnesses' cosignatures; ``/receipts/consistency`` and
   ``/receipts/inclusion``: its proofs (a game's head in the global log).
@@ -121,6 +122,14 @@ class KeysSchema(Schema):
     global_origins = fields.List(fields.Nested(GlobalOriginSchema), required=True)
     aggregate_origin = fields.String(required=True)
     retired = fields.List(fields.Nested(KeySchema), required=True)
+    key_transitions = fields.List(
+        fields.String(),
+        required=True,
+        metadata={
+            "description": "Key transitions, oldest first: each a signed note 'opus key "
+            "transition', old vkey, new vkey, RFC 3339 time, signed by both keys"
+        },
+    )
     witnesses = fields.List(fields.Nested(WitnessSchema), required=True)
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import click
 
+from api.cli.receipts_rotate import rotate
 from domain.application import Opus
 from domain.audit import Record
 from domain.sharding import shard_position
@@ -56,6 +57,9 @@ CORRUPTED = 4
 @click.group()
 def receipts() -> None:
     """Signed receipts: keys, kept receipts, the global log (README, Receipts)."""
+
+
+receipts.add_command(rotate)
 
 
 @receipts.command()

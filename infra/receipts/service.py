@@ -20,7 +20,14 @@ from domain.transparency.merkle import from_nodes, inclusion_path, nodes_needed
 from domain.transparency.note import Signer
 from infra.receipts.aggregates import AggregateTrees
 from infra.receipts.globallog import GlobalStore, Sequencer, open_global_store
-from infra.receipts.keys import RetiredKey, load_retired, load_signer
+from infra.receipts.keys import (
+    RetiredKey,
+    check_keys,
+    load_retired,
+    load_signer,
+    load_transitions,
+    transition_retirements,
+)
 from infra.receipts.publisher import Publisher, stored_consistency
 from infra.receipts.settings import ReceiptsSettings
 from infra.shards import home_shard, shard_apps
@@ -52,6 +59,7 @@ class Receipts:
     trees: AggregateTrees
     logs: list[GlobalLog]  # one per shard, shard 0 first
     retired: list[RetiredKey] = field(default_factory=list)
+    transitions: list[str] = field(default_factory=list)  # key transitions, oldest first
 
     @property
     def signer(self) -> Any:
@@ -101,8 +109,9 @@ class Receipts:
 
     def keys(self) -> dict[str, Any]:
         """What ``WELL_KNOWN`` serves: the key checkpoints are signed with,
-        the keys retired, the logs' origins (each shard's global log with its
-        key's vkey) and the witnesses."""
+        the keys retired, the key transitions (oldest first: a client follows
+        them from the key it pinned), the logs' origins (each shard's global
+        log with its key's vkey) and the witnesses."""
         signer = self.trees.signer
         return {
             "name": signer.name,
@@ -123,6 +132,7 @@ class Receipts:
                 }
                 for key in self.retired
             ],
+            "key_transitions": list(self.transitions),
             "witnesses": [{"url": w.url, "vkey": w.vkey} for w in self.settings.witnesses],
         }
 
@@ -146,6 +156,13 @@ class Receipts:
         for log in self.logs:
             if log.publisher is not None:
                 log.publisher.stop()
+
+
+def retired_keys(listed: list[RetiredKey], transitions: list[str]) -> list[RetiredKey]:
+    """The keys retired: those the retired keys' file lists (with its time),
+    then every other transition's old key (retired at the transition's time)."""
+    known = {key.verifier for key in listed}
+    return [*listed, *(k for k in transition_retirements(transitions) if k.verifier not in known)]
 
 
 def open_global_logs(app: Opus, signer: Signer) -> list[GlobalLog]:
@@ -176,9 +193,13 @@ def open_receipts(
     if not settings.enabled:
         return None
     signer = load_signer(settings.key_file, settings.name)
+    transitions = load_transitions(settings.transitions_path)
+    retired = load_retired(settings.retired_keys_file)
+    check_keys(signer, transitions, retired)
     trees = AggregateTrees(app, signer, publish)
     logs = open_global_logs(app, signer)
-    receipts = Receipts(settings, trees, logs, load_retired(settings.retired_keys_file))
+    retired = retired_keys(retired, transitions)
+    receipts = Receipts(settings, trees, logs, retired, transitions)
     if listen:
         app.listeners.append(trees.saved)
     if run_publisher and settings.publish:

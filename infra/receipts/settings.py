@@ -7,7 +7,15 @@
   ``PRIVATE+KEY+<name>+<key id>+<base64>`` (Go's note format); made on first
   start if missing, named ``OPUS_RECEIPTS_NAME`` (``opus.localhost``);
 - ``OPUS_RECEIPTS_RETIRED_KEYS`` (none): a file of the keys rotated out,
-  one vkey a line, each followed by the UTC time it was retired;
+  one vkey a line, each followed by the UTC time it was retired; each must
+  also be the old key of a key transition (no key changes in silence);
+- ``OPUS_RECEIPTS_TRANSITIONS`` (``receipts-transitions.json`` in the key
+  file's folder): the key transitions, oldest first, as ``opus receipts
+  rotate`` writes them (domain/transparency/transitions.py);
+- ``OPUS_RECEIPTS_SIGNER_STATE`` (``receipts-signed.sqlite`` in the key
+  file's folder): the last checkpoint signed of each log, kept beside the
+  key and outside the event store, shared by every process signing with it
+  (infra/receipts/signed.py): no checkpoint inconsistent with it is signed;
 - ``OPUS_RECEIPTS_WITNESSES`` (none): the witnesses asked to cosign global
   checkpoints, ``<url> <vkey>`` pairs separated by commas;
 - ``OPUS_RECEIPTS_INTERVAL`` (0.5): seconds between two global checkpoints
@@ -20,11 +28,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 FALSE = ("0", "no", "false")
 DEFAULT_KEY_FILE = "./var/receipts.key"
 DEFAULT_NAME = "opus.localhost"
 DEFAULT_INTERVAL = 0.5
+TRANSITIONS_NAME = "receipts-transitions.json"
+SIGNER_STATE_NAME = "receipts-signed.sqlite"
 
 
 @dataclass(frozen=True)
@@ -39,6 +50,8 @@ class ReceiptsSettings:
     key_file: str = DEFAULT_KEY_FILE
     name: str = DEFAULT_NAME
     retired_keys_file: str = ""
+    transitions_file: str = ""  # "": TRANSITIONS_NAME beside the key file
+    signer_state_file: str = ""  # "": SIGNER_STATE_NAME beside the key file
     witnesses: tuple[Witness, ...] = field(default=())
     interval: float = DEFAULT_INTERVAL
     publish: bool = True
@@ -53,10 +66,22 @@ class ReceiptsSettings:
             key_file=env.get("OPUS_RECEIPTS_KEY_FILE") or DEFAULT_KEY_FILE,
             name=env.get("OPUS_RECEIPTS_NAME") or DEFAULT_NAME,
             retired_keys_file=env.get("OPUS_RECEIPTS_RETIRED_KEYS", ""),
+            transitions_file=env.get("OPUS_RECEIPTS_TRANSITIONS", ""),
+            signer_state_file=env.get("OPUS_RECEIPTS_SIGNER_STATE", ""),
             witnesses=parse_witnesses(env.get("OPUS_RECEIPTS_WITNESSES", "")),
             interval=interval,
             publish=env.get("OPUS_RECEIPTS_PUBLISH", "1") not in FALSE,
         )
+
+    @property
+    def transitions_path(self) -> Path:
+        """The key transitions' file: as set, else beside the key file."""
+        return Path(self.transitions_file or Path(self.key_file).parent / TRANSITIONS_NAME)
+
+    @property
+    def signer_state_path(self) -> Path:
+        """The signer's record of what it signed: as set, else beside the key file."""
+        return Path(self.signer_state_file or Path(self.key_file).parent / SIGNER_STATE_NAME)
 
 
 def parse_witnesses(text: str) -> tuple[Witness, ...]:

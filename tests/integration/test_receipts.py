@@ -489,10 +489,12 @@ def test_a_checkpoint_signed_with_a_rotated_out_key_is_refused(
     finally:
         served.close()
         first.extensions["opus"].close()
-    # rotation: a new key, the old one retired
+    # rotation: a new key, the transition to it, the old one retired
     new = Signer.generate("opus.test")
     rotated = tmp_path / "rotated.key"
     rotated.write_text(new.to_text())
+    rotate = ["receipts", "rotate", "--old", str(key_file), "--new", str(rotated)]
+    assert CliRunner().invoke(main, rotate).exit_code == 0  # the transition, signed by both
     retired = tmp_path / "retired"
     retired.write_text(f"{old.vkey()} 2026-12-01T00:00:00+00:00\n")
     monkeypatch.setenv("OPUS_RECEIPTS_KEY_FILE", str(rotated))
