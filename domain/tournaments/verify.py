@@ -452,6 +452,7 @@ class _Check:
         state = self.state
         assert state is not None
         number = check_pairable(state)  # T9.3, T9.1, T2.4, T12.2, as the decision's
+        self._games_before(record)
         if number == 1:
             check_beacon(state, number, p["beacon"] or "")  # T1.3
         stage = cut.stage(state, number)
@@ -493,6 +494,8 @@ class _Check:
             )
         if stage != "swiss" and (byes or len(set(seated)) != len(seated)):
             raise Failure(record, "T12.2: a cut round has no byes and seats each player once")
+        if stage == "first":
+            self._cut_size_checked(record, number, len(seated))
         games = [t["game"] for t in tables]
         if len(set(games)) != len(games) or any(UUID(g) in state.games for g in games):
             raise Failure(record, "T1.2: each table of each round has a game of its own")
@@ -634,6 +637,25 @@ class _Check:
                 f"seated by seed they are {given}",
             )
 
+    def _cut_size_checked(self, record: Record, number: int, seated: int) -> None:
+        """T12.1's k·s, read from the text here rather than asked of the code
+        that decided the cut (domain/tournaments/cut.py): s is the preferred
+        size if k·s fits the active players, else the largest size in [min,
+        max] that fits."""
+        state = self.state
+        assert state is not None and state.cut is not None
+        k, sizes, active = state.cut, state.sizes, len(state.active)
+        fits = [
+            s for s in (sizes.preferred, *range(sizes.max, sizes.min - 1, -1)) if k * s <= active
+        ]
+        if fits and seated != k * fits[0]:
+            raise Failure(
+                record,
+                f"T12.1: round {number}'s cut seats {seated} players; {active} active players "
+                f"and {k} tables of {sizes.min} to {sizes.max} (preferred {sizes.preferred}) "
+                f"give {k * fits[0]}",
+            )
+
     def _games_named(self, record: Record, number: int, tables: list[dict[str, Any]]) -> None:
         """T1.2: each table's game is named by its place, the UUID version 5
         of "round r table t" in the tournament's namespace (decide.game_id)."""
@@ -768,6 +790,7 @@ class _Check:
         if game in state.results:
             raise Failure(record, f"T5.1: game {game}'s result is recorded once")
         found = self._game_checked(game, p["head"], record)
+        self._result_after_game(record, game)
         keys = engine.rank_keys(found.state)
         facts = decide.decide_result(state, game, keys, list(found.state.scores), found.chain)
         expected = facts[0][1]
@@ -784,6 +807,35 @@ class _Check:
                 f"the game's own are {expected['scores']}",
             )
         self._compare(record, "T5.1", facts)
+
+    def _result_after_game(self, record: Record, game: UUID) -> None:
+        """T10.2: a result is recorded after its game: every record of the
+        game is stamped at or before the result."""
+        recorded = self._moment(record)
+        for r in self._game_records(game, record):
+            if self._moment(r) > recorded:
+                raise Failure(
+                    record,
+                    f"T10.2: game {game}'s version {r.version} is stamped {r.timestamp}, after "
+                    f"its result (stamped {record.timestamp}): a result is recorded after its game",
+                )
+
+    def _games_before(self, record: Record) -> None:
+        """T10.2: every game of the rounds paired so far has its last record
+        stamped before this pairing (``record``, the next round's)."""
+        paired = self._moment(record)
+        assert self.state is not None
+        for round_ in self.state.rounds:
+            for seat in round_.tables:
+                last = self._game_records(seat.game, record)[-1]
+                if self._moment(last) >= paired:
+                    raise Failure(
+                        record,
+                        f"T10.2: game {seat.game} of round {round_.number} has version "
+                        f"{last.version} stamped {last.timestamp}, not before round "
+                        f"{(record.payload or {}).get('round')}'s pairing "
+                        f"(stamped {record.timestamp})",
+                    )
 
     def _ResultCorrected(self, record: Record, p: dict[str, Any]) -> None:  # T7.1
         assert self.state is not None
@@ -867,6 +919,14 @@ class _Check:
                 raise Failure(
                     failure.record, f"T10.1: game {game} fails: {failure.reason}"
                 ) from None
+            earliest = min(records, key=self._moment)
+            if self._moment(earliest) < self._moment(record):
+                raise Failure(
+                    record,
+                    f"T10.2: game {game}'s version {earliest.version} is stamped "
+                    f"{earliest.timestamp}, before its round's pairing "
+                    f"(stamped {record.timestamp})",
+                )
             first = records[0]
             p = first.payload or {}
             where = f"round {round_.number}, table {seat.table}"

@@ -201,6 +201,8 @@ def test_T12_1_a_cut_has_1_3_4_or_5_tables_within_the_table_sizes(
         (1, (3, 4, 5), 40, 4),
         (4, (2, 2, 5), 9, 2),  # the preferred size fits: not a larger one
         (5, (3, 3, 5), 14, None),
+        (3, (3, 5, 5), 13, 4),  # the largest that fits, not the smallest (3)
+        (3, (2, 5, 5), 11, 3),
     ],
 )
 def test_T12_1_the_cut_tables_size(
@@ -208,6 +210,19 @@ def test_T12_1_the_cut_tables_size(
 ) -> None:
     assert cut.cut_size(k, TableSizes(*sizes), active) == s
     assert oracle.cut_size(k, *sizes, active) == s
+
+
+def test_T12_1_the_cut_tables_size_is_the_texts_for_every_setting() -> None:
+    """Every k, every table-size setting T1.1 allows and every count of active
+    players up to 30: the service's s is the oracle's (written from T12.1)."""
+    for k in (1, 3, 4, 5):
+        for low in range(2, 6):
+            for preferred in range(low, 6):
+                for high in range(preferred, 6):
+                    for active in range(31):
+                        assert cut.cut_size(k, TableSizes(low, preferred, high), active) == (
+                            oracle.cut_size(k, low, preferred, high, active)
+                        ), (k, low, preferred, high, active)
 
 
 def test_T12_2_snake_seeding_of_three_tables_of_four() -> None:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import copy
 import json
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from functools import cache
 from typing import Any
@@ -122,7 +123,7 @@ def organised() -> tuple[Opus, UUID]:
         "Organised",
         caller=Caller(player_hash(0)),
         sizes=(4, 4, 5),
-        time_limit=60,
+        time_limit=1,  # T1.1's shortest: the call below waits it out, as a real one would
         rounds=3,
         beacon="drand round 1",
         secret=bytes(range(32)),
@@ -134,8 +135,9 @@ def organised() -> tuple[Opus, UUID]:
     round_ = t.get(tournament).state.rounds[-1]
     game = round_.tables[0]
     play(app, game.game, game.players, rng, 10)
-    due = datetime.fromisoformat(round_.paired_at) + timedelta(seconds=61)
-    t.call(tournament, game.game, "Arbiter", now=due)
+    due = datetime.fromisoformat(round_.paired_at) + timedelta(seconds=1.05)
+    time.sleep(max(0.0, (due - datetime.now(UTC)).total_seconds()))
+    t.call(tournament, game.game, "Arbiter")  # on the clock: T10.2 holds
     play(app, game.game, game.players, rng)
     t.pair(tournament)
     game = t.get(tournament).state.rounds[-1].tables[0]
@@ -452,7 +454,7 @@ def test_a_game_called_before_the_round_time_is_up_fails_T8_1() -> None:
     game = log.game(1, 1)
     paired = datetime.fromisoformat(log.first("RoundPaired", round=1).timestamp)
     called = next(r for r in log.games[game] if r.type == "GameCalled")
-    early = (paired + timedelta(seconds=59)).isoformat()
+    early = (paired + timedelta(seconds=0.5)).isoformat()  # the round's limit is 1 s
     log.rewrite_game(game, called.version, lambda p: p.update(time=early))
     assert failure(log).reason.startswith("T8.1: the call names the time")
     # the forger moves the record's own timestamp too: the time limit catches it
