@@ -6,7 +6,13 @@ recorded here with its purpose and what it is bound to (the name and new
 account id of a sign-up, the account adding a passkey, the browser that
 asked), and is taken back, once, by the ceremony's finish: a second finish
 with the same challenge, or one after it expired, finds nothing. The pages
-keep a new account key here too, for the one page view that shows it.
+keep a new account key here too, for the one page view that shows it:
+sealed under a secret only the signing-up browser's cookie holds
+(api/web/session.py), never readable here.
+
+Each store also keeps the service's page secrets (``secret``): random,
+made by the first process to ask and shared by every process of the
+store, never expiring (the key the CSRF tokens are an HMAC under).
 
 Two stores, chosen as the response cache is (infra/bootstrap.py): Redis
 when the service has it (``SET … PX`` under ``<prefix>once:``, taken with
@@ -51,6 +57,11 @@ class Challenges(Protocol):
         expired or never put)."""
         ...
 
+    def secret(self, name: str) -> str:
+        """A random secret under ``name`` (64 hex digits), the same for every
+        process of this store: made by the first to ask, kept for good."""
+        ...
+
 
 class InProcessChallenges:
     """Records in this process, each until its expiry or its take."""
@@ -66,6 +77,7 @@ class InProcessChallenges:
         self.maxsize = maxsize
         self.clock = clock
         self._items: OrderedDict[str, tuple[float, str]] = OrderedDict()  # oldest first
+        self._secrets: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def put(self, name: str, value: str) -> None:
@@ -88,6 +100,10 @@ class InProcessChallenges:
         expires, value = found
         return value if expires > self.clock() else None
 
+    def secret(self, name: str) -> str:
+        with self._lock:
+            return self._secrets.setdefault(name, secrets.token_hex(32))
+
 
 class RedisChallenges:
     """Records under ``<prefix>once:<name>``, expiring in Redis, taken with GETDEL."""
@@ -97,6 +113,7 @@ class RedisChallenges:
         self.prefix = prefix
         self.seconds = seconds
         self.errors = redis_errors()
+        self._secrets: dict[str, str] = {}  # read once, then kept in this process
 
     def _key(self, name: str) -> str:
         return f"{self.prefix}once:{name}"
@@ -116,6 +133,24 @@ class RedisChallenges:
         if value is None:
             return None
         return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+    def secret(self, name: str) -> str:
+        """``SET NX`` (the first process's wins), then ``GET``; kept in this
+        process once read."""
+        found = self._secrets.get(name)
+        if found is not None:
+            return found
+        key = f"{self.prefix}secret:{name}"
+        try:
+            self.client.set(key, secrets.token_hex(32), nx=True)
+            value = self.client.get(key)
+        except self.errors as e:
+            raise ChallengesUnavailableError(f"the page secret cannot be read now: {e}") from e
+        if value is None:  # deleted between the two: ask again next time
+            raise ChallengesUnavailableError("the page secret cannot be read now")
+        text = value.decode("utf-8") if isinstance(value, bytes) else str(value)
+        self._secrets[name] = text
+        return text
 
 
 # ---- WebAuthn challenges, bound to their purpose ----------------------------------------

@@ -26,10 +26,23 @@ proxy). Each ceremony's challenge is single-use and expires
 (infra/challenges.py): it is bound to its purpose, to this browser (its
 CSRF token's hash) and, for a sign-up, to the chosen name and the new
 account's id (the passkey's user handle), for adding a passkey to the
-account that asked. A sign-in's assertion is verified against the public
-key and signature counter the account holds; the new counter is recorded
-with the session. A new account key is kept for one page view only,
-single-use under this browser's session, never in a URL or a cookie.
+account that asked (a browser signed in to another account since cannot
+finish it). A sign-in's assertion is verified against the public key and
+signature counter the account holds; the new counter is recorded with the
+session. What the library says of a refused passkey is logged; the person
+reads it in plain words (``passkey_words``). A new account key is handed
+over once (api/web/key_handover.py: sealed under a code only this
+browser's cookie holds).
+
+Signing in adopts nothing: a browser that holds seat, organiser or
+registration tokens is sent to ``/account/adopt`` (api/web/adoption.py),
+which lists them and adopts those the person confirms.
+
+Revoking a credential ends what it opened (domain/accounts): rotating
+the key signs out every browser signed in with it (the browser that
+rotates is signed in anew with the new key), removing a passkey every
+browser signed in with it; the API's streams opened with the old key
+close (api/stream.py).
 
 Every POST here is CSRF-checked by the pages' ``prepare``; the sign-up
 and sign-in posts are limited per client address besides
@@ -74,13 +87,15 @@ from webauthn.helpers.structs import (
 from werkzeug.wrappers import Response as BaseResponse
 
 from api.runtime import services
+from api.web.adoption import after_sign_in, offered
 from api.web.i18n import text
+from api.web.key_handover import hand_over, take_over
 from api.web.pages import PageError, blp, local_path, wants_json
 from api.web.session import (
-    SESSION_COOKIE,
     end_session,
-    held_tokens,
     keep_session,
+    own_origin,
+    session_value,
     signed_in,
 )
 from domain.accounts.aggregate import AccountName, name_id
@@ -90,7 +105,6 @@ from domain.accounts.commands import (
     account_name,
     digest,
     key_account,
-    session_account,
 )
 from domain.errors import (
     AccountError,
@@ -167,9 +181,8 @@ def limit_sign_in() -> BaseResponse | None:
 def relying_party() -> tuple[str, str]:
     """WebAuthn's relying party id and the expected origin: the settings'
     (behind a proxy), else the request's host (no port) and origin."""
-    svc = services()
-    origin = svc.origin or request.host_url.rstrip("/")
-    rp_id = svc.rp_id or urlsplit(origin).hostname or ""
+    origin = own_origin(request)
+    rp_id = services().rp_id or urlsplit(origin).hostname or ""
     return rp_id, origin
 
 
@@ -199,7 +212,7 @@ def browser() -> str:
 
 def this_session() -> str:
     """This browser's session cookie value ("" if none)."""
-    return request.cookies.get(SESSION_COOKIE, "")
+    return session_value(request)
 
 
 def json_body() -> dict[str, Any]:
@@ -297,7 +310,8 @@ def redeem_challenge(client_data_json: bytes, purpose: str) -> tuple[bytes, dict
     try:
         challenge = parse_client_data_json(client_data_json).challenge
     except Exception:  # what the browser sent is no client data
-        raise PageError(400, text("acct_passkey_bad", g.lang, why="clientDataJSON")) from None
+        why = text("acct_why_unreadable", g.lang)
+        raise PageError(400, text("acct_passkey_bad", g.lang, why=why)) from None
     try:
         record = redeem(services().challenges, challenge, purpose)
     except ChallengesUnavailableError as e:
@@ -307,14 +321,37 @@ def redeem_challenge(client_data_json: bytes, purpose: str) -> tuple[bytes, dict
     return challenge, record
 
 
+# What py_webauthn's refusal says (lower case), and the words a person reads
+# for it: the first that matches; anything else is an answer that cannot be read.
+PASSKEY_WORDS = (
+    ("challenge", "acct_why_challenge"),
+    ("origin", "acct_why_origin"),
+    ("rp id", "acct_why_site"),
+    ("sign count", "acct_why_counter"),
+    ("signature", "acct_why_signature"),
+    ("user verification", "acct_why_user"),
+    ("present", "acct_why_user"),
+    ("unsupported", "acct_why_kind"),
+    ("algorithm", "acct_why_kind"),
+)
+
+
+def passkey_words(error: Exception) -> str:
+    """Why a passkey's answer was refused, in the person's words, never the
+    library's text (which is logged)."""
+    said = str(error).lower()
+    key = next((k for mark, k in PASSKEY_WORDS if mark in said), "acct_why_unreadable")
+    return text(key, g.lang)
+
+
 def verified(check: Callable[[], Any]) -> Any:
     """A WebAuthn verification (pure, on what the browser sent): any failure
-    is the answer's, 400 in words."""
+    is the answer's, 400 in plain words (the library's own text is logged)."""
     try:
         return check()
     except Exception as e:
-        why = str(e) or type(e).__name__
-        raise PageError(400, text("acct_passkey_bad", g.lang, why=why)) from None
+        log.info("a passkey's answer refused: %s: %s", type(e).__name__, e)
+        raise PageError(400, text("acct_passkey_bad", g.lang, why=passkey_words(e))) from None
 
 
 def new_passkey(client: Any, purpose: str) -> tuple[NewPasskey, dict[str, str]]:
@@ -341,7 +378,9 @@ def new_passkey(client: Any, purpose: str) -> tuple[NewPasskey, dict[str, str]]:
 
 
 def start_session(response: BaseResponse, value: str) -> None:
-    """This browser's new session; the one it held before, if any, is closed."""
+    """This browser's new session; the one it held before, if any, is
+    closed. It adopts nothing: the tokens this browser holds are the
+    adoption page's to offer (``after_sign_in``)."""
     previous = this_session()
     try:
         old = signed_in(request)
@@ -350,19 +389,17 @@ def start_session(response: BaseResponse, value: str) -> None:
     if old is not None and previous and previous != value:
         with suppress(AccountError, AccountNotFoundError):
             services().opus.accounts.sign_out(old.id, digest(previous))
-    account_id = session_account(value)
-    if account_id is not None:  # the seats this browser took signed out stay its own
-        services().opus.accounts.adopt(account_id, held_tokens(request))
     keep_session(response, request, value)
 
 
-def show_key_once(session: str, key: str) -> None:
-    """Keep the account key for the one page view of ``GET /account/key``
-    this session makes. If it cannot be kept, the account stands all the
-    same (its key or passkey made, this browser signed in): the key page
-    then has nothing to show and says to rotate the key."""
+def show_key_once(response: BaseResponse, session: str, key: str) -> None:
+    """Hand the account key over to the one page view of ``GET
+    /account/key`` this browser makes (api/web/key_handover.py). If it
+    cannot be kept, the account stands all the same (its key or passkey
+    made, this browser signed in): the key page then has nothing to show
+    and says to rotate the key."""
     try:
-        services().challenges.put(f"key:{digest(session)}", key)
+        hand_over(response, request, session, key)
     except ChallengesUnavailableError as e:
         log.warning("a new account key could not be kept to be shown: %s", e)
 
@@ -396,8 +433,8 @@ def signup_key() -> BaseResponse:
     except NameTakenError:
         raise PageError(409, text("acct_name_taken", g.lang, name=name)) from None
     assert opened.session is not None
-    show_key_once(opened.session, opened.key)
     response = redirect(url_for("pages.account_key"), 303)
+    show_key_once(response, opened.session, opened.key)
     start_session(response, opened.session)
     return response
 
@@ -439,8 +476,8 @@ def signup_finish() -> Response:
     except NameTakenError:  # taken since the options were given
         raise PageError(409, text("acct_name_taken", g.lang, name=record["name"])) from None
     assert opened.session is not None
-    show_key_once(opened.session, opened.key)
     response = jsonify({"next": url_for("pages.account_key")})
+    show_key_once(response, opened.session, opened.key)
     start_session(response, opened.session)
     return response
 
@@ -522,8 +559,8 @@ def signin_finish() -> Response:
         credential_id=credential.id,
         sign_count=assertion.new_sign_count,
     )
-    target = data.get("next")
-    response = jsonify({"next": next_path(target if isinstance(target, str) else None)})
+    target = next_path(data["next"] if isinstance(data.get("next"), str) else None)
+    response = jsonify({"next": after_sign_in(account_id, target)})
     start_session(response, session)
     return response
 
@@ -541,7 +578,7 @@ def signin_key() -> BaseResponse:
         session = services().opus.accounts.sign_in(account_id, "key", label(), key=key)
     except SignInError:
         raise SignInError(text("acct_key_refused", g.lang)) from None
-    response = redirect(target, 303)
+    response = redirect(after_sign_in(account_id, target), 303)
     start_session(response, session)
     return response
 
@@ -587,6 +624,7 @@ def account_page_html(notice: str = "") -> str | None:
         sessions=sessions,
         passkeys=passkeys,
         notice=notice,
+        adoptable=bool(offered(account)),
         **passkey_place(),
     )
 
@@ -618,27 +656,39 @@ def account_rename() -> BaseResponse:
 
 @blp.post("/account/key/rotate")
 def account_rotate_key() -> BaseResponse:
-    """A new account key, shown once; the old one stops working."""
+    """A new account key, shown once; the old one stops working, and every
+    browser signed in with it is signed out. This browser stays signed in:
+    with the new key, when the old one had signed it in."""
     on_account_page()
     account = me()
     if request.form.get("sure") != "on":
         raise PageError(422, text("acct_rotate_unsure", g.lang))
-    key = services().opus.accounts.rotate_key(account.id)
-    show_key_once(this_session(), key)
-    return redirect(url_for("pages.account_key"), 303)
+    accounts = services().opus.accounts
+    key = accounts.rotate_key(account.id)
+    response = redirect(url_for("pages.account_key"), 303)
+    session = this_session()
+    if accounts.by_session(session) is None:  # the old key had opened it
+        session = accounts.sign_in(account.id, "key", label(), key=key)
+        keep_session(response, request, session)
+    show_key_once(response, session, key)
+    return response
 
 
 @blp.get("/account/key")
-def account_key() -> str:
+def account_key() -> BaseResponse:
     """The account key, this once: a second view finds it gone."""
     key = None
     session = this_session()
-    if signed_in(request) is not None:
+    response = Response()
+    account = signed_in(request)
+    if account is not None:
         try:
-            key = services().challenges.take(f"key:{digest(session)}")
+            key = take_over(response, request, session)
         except ChallengesUnavailableError as e:
             raise challenges_down(e) from None
-    return render_template("web/account_key.html", key=key)
+    adoptable = account is not None and bool(offered(account))
+    response.set_data(render_template("web/account_key.html", key=key, adoptable=adoptable))
+    return response
 
 
 @blp.post("/account/passkeys/options")
@@ -677,9 +727,16 @@ def passkey_finish() -> Response:
 
 @blp.post("/account/passkeys/remove")
 def passkey_remove() -> BaseResponse:
+    """A passkey removed: every browser it signed in is signed out (this
+    one too, when it was)."""
     on_account_page()
     account = me()
-    services().opus.accounts.remove_passkey(account.id, request.form.get("credential", ""))
+    accounts = services().opus.accounts
+    accounts.remove_passkey(account.id, request.form.get("credential", ""))
+    if accounts.by_session(this_session()) is None:
+        response = redirect(url_for("pages.signin"), 303)
+        end_session(response, request)
+        return response
     return redirect(url_for("pages.account"), 303)
 
 

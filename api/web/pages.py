@@ -60,6 +60,7 @@ from api.runtime import services
 from api.web import i18n, present
 from api.web.bot_marks import bot_kinds, mark_bots
 from api.web.i18n import LANG_COOKIE, LANGS, card_info, negotiate, text
+from api.web.receipts_page import with_witnesses
 from api.web.replay import (
     UPLOADED_REPLAYS,
     Replay,
@@ -70,14 +71,16 @@ from api.web.replay import (
 )
 from api.web.session import (
     CSRF_FIELD,
+    csrf_for,
     csrf_ok,
-    csrf_token,
     keep_csrf,
     keep_token,
     new_holding,
     organiser_cookie,
     organiser_hash,
+    presession,
     registration_hash,
+    same_origin,
     seat_cookie,
     seat_hash,
     signed_in,
@@ -135,10 +138,11 @@ class PageError(Exception):
 
 @blp.before_request
 def prepare() -> None:
-    """The language and the CSRF token; a POST's body limit, then its CSRF
-    check (nothing is done for a POST that fails it)."""
+    """The language and the CSRF token; a POST's body limit, then its
+    origin and CSRF checks (nothing is done for a POST that fails them)."""
     g.lang = negotiate(request)
-    g.csrf, g.csrf_new = csrf_token(request)
+    g.presession, g.csrf_new = presession(request)
+    g.csrf = csrf_for(g.presession)
     if request.method == "POST":
         limit: int | None
         if request.endpoint == "pages.replay_upload":
@@ -147,8 +151,9 @@ def prepare() -> None:
             limit = current_app.config["MAX_CONTENT_LENGTH"]
         request.max_content_length = limit
         limit_chunked_body(limit)
-        cross_site = request.headers.get("Sec-Fetch-Site") == "cross-site"
-        if cross_site or not csrf_ok(request):
+        # Another origin's post (a sibling subdomain, another port: its
+        # cookies may be set here) is refused by its Origin, whatever its token.
+        if not same_origin(request) or not csrf_ok(request):
             raise PageError(403, text("csrf_refused", g.lang))
 
 
@@ -156,7 +161,7 @@ def prepare() -> None:
 def headers(response: Response) -> Response:
     """The page security headers (CSP among them) on every response of the
     pages, and this browser's CSRF cookie when it is new."""
-    response.headers["Content-Security-Policy"] = CSP
+    response.headers["Content-Security-Policy"] = with_witnesses(CSP)  # receipts.js gossips
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["Referrer-Policy"] = "same-origin"
     response.headers["X-Frame-Options"] = "DENY"
@@ -165,7 +170,7 @@ def headers(response: Response) -> Response:
         response.headers["Cache-Control"] = "no-store"
         response.vary.update(("Cookie", "Accept-Language"))
     if g.get("csrf_new") and request.endpoint != "pages.static":
-        keep_csrf(response, request, g.csrf)
+        keep_csrf(response, request, g.presession)
     return response
 
 

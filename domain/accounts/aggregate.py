@@ -8,6 +8,7 @@ events hold no secret, only hashes of secrets.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, ClassVar
@@ -77,9 +78,10 @@ class Passkey:
 @dataclass
 class Session:
     expires: str
-    via: str
+    via: str  # "key" or "passkey": the credential that opened it
     label: str
     opened: str
+    credential_id: str = ""  # the passkey that opened it ("" for the key)
 
 
 class Account(Private):
@@ -174,20 +176,36 @@ class Account(Private):
 
     # ---- evolving -------------------------------------------------------------
 
+    def _close_sessions(self, opened_by: Callable[[Session], bool]) -> None:
+        """The sessions a revoked credential opened end with it: they are
+        derived from the events (a ``KeyRotated``, a ``PasskeyRemoved``),
+        so a store recorded before this rule reads the same way."""
+        for session_hash in [h for h, s in self.sessions.items() if opened_by(s)]:
+            del self.sessions[session_hash]
+
     def evolve(self, kind: str, f: dict[str, Any]) -> None:
         at = f["timestamp"].isoformat()
         if kind == "Renamed":
             self.name = f["name"]
         elif kind == "KeyRotated":
+            # revoking the key ends every session it opened
             self.key_hash = f["key_hash"]
+            self._close_sessions(lambda s: s.via == "key")
         elif kind == "PasskeyAdded":
             self.passkeys[f["credential_id"]] = Passkey(
                 f["public_key"], f["sign_count"], f["label"], at
             )
         elif kind == "PasskeyRemoved":
-            self.passkeys.pop(f["credential_id"], None)
+            # revoking a passkey ends every session it opened
+            removed = f["credential_id"]
+            self.passkeys.pop(removed, None)
+            # (a sign-up's session, before it named its passkey, names none:
+            # which passkey opened it is unknown, so it ends too)
+            self._close_sessions(lambda s: s.via == "passkey" and s.credential_id in (removed, ""))
         elif kind == "SessionOpened":
-            self.sessions[f["session_hash"]] = Session(f["expires"], f["via"], f["label"], at)
+            self.sessions[f["session_hash"]] = Session(
+                f["expires"], f["via"], f["label"], at, f.get("credential_id", "")
+            )
             passkey = self.passkeys.get(f["credential_id"])
             if passkey is not None:
                 passkey.sign_count = f["sign_count"]

@@ -187,7 +187,14 @@ class AccountCommands:
                 )
             if session_label is not None:
                 via = "passkey" if passkey else "key"
-                account.open_session(session_hash, expiry(), via, label(session_label))
+                account.open_session(
+                    session_hash,
+                    expiry(),
+                    via,
+                    label(session_label),
+                    passkey.credential_id if passkey else "",
+                    passkey.sign_count if passkey else 0,
+                )
             return account
 
         try:

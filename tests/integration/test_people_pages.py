@@ -199,7 +199,8 @@ def test_the_lobby_knows_a_game_by_invitation_and_a_signed_in_browsers_seats(app
 
 def test_signing_up_keeps_the_seats_this_browser_took_signed_out(app: Flask) -> None:
     """A seat and a game taken signed out: the account this browser then
-    opens adopts their tokens, so signed in it still plays and starts."""
+    opens adopts their tokens once the person confirms them on the
+    adoption page, so signed in it still plays and starts."""
     browser = app.test_client()
     csrf = csrf_of(browser)
     game, _ = create(browser, csrf)
@@ -209,6 +210,9 @@ def test_signing_up_keeps_the_seats_this_browser_took_signed_out(app: Flask) -> 
     signed = browser.post("/signup", data={"csrf": csrf, "name": "Hana Account"})
     assert signed.status_code == 303, signed.get_data(as_text=True)
     assert browser.get_cookie(SESSION_COOKIE) is not None
+    take = [f"seat:{game}", f"organiser:{game}"]
+    adopted = browser.post("/account/adopt", data={"csrf": csrf, "take": take})
+    assert adopted.status_code == 303, adopted.get_data(as_text=True)
     started = browser.post(f"/table/{game}/start", data={"csrf": csrf})
     assert started.status_code == 303, started.get_data(as_text=True)
     after = int(started.headers["Location"].split("=")[-1])

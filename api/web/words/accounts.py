@@ -196,4 +196,84 @@ WORDS: dict[str, tuple[str, str]] = {
     "acct_via_key": ("with the account key", "ключом учётной записи"),
     "acct_opened": ("since", "с"),
     "acct_sign_out_session": ("Sign out {label}", "Выйти {label}"),
+    # why a passkey's answer was refused (never the library's own text)
+    "acct_why_challenge": (
+        "it answers a request that has expired or was used",
+        "он отвечает на истёкший или уже использованный запрос",
+    ),
+    "acct_why_origin": (
+        "it was made on another site's page",
+        "он создан на странице другого сайта",
+    ),
+    "acct_why_site": (
+        "it belongs to another site",
+        "он принадлежит другому сайту",
+    ),
+    "acct_why_counter": (
+        "its use counter went backwards, as a copied passkey's does",
+        "его счётчик использований уменьшился, как у скопированного ключа",
+    ),
+    "acct_why_signature": (
+        "its signature is not this passkey's",
+        "его подпись не от этого ключа доступа",
+    ),
+    "acct_why_user": (
+        "your device did not confirm it was you",
+        "устройство не подтвердило, что это вы",
+    ),
+    "acct_why_kind": (
+        "this kind of passkey is not supported here",
+        "такой ключ доступа здесь не поддерживается",
+    ),
+    "acct_why_unreadable": (
+        "your browser's answer could not be read",
+        "ответ браузера не удалось прочитать",
+    ),
+    # the adoption page: seats, games and registrations taken signed out
+    "adopt_title": (
+        "Add this browser's games to your account?",
+        "Добавить партии этого браузера в учётную запись?",
+    ),
+    "adopt_signed_in_as": ("You are signed in as", "Вы вошли как"),
+    "adopt_intro": (
+        "This browser took these seats, games and registrations while signed out. Tick "
+        "the ones that are yours to play them from this account on every device; the "
+        "others stay this browser's, playable signed out.",
+        "Этот браузер занял эти места, партии и регистрации без входа. Отметьте свои, "
+        "чтобы играть ими из этой учётной записи на любом устройстве; остальные останутся "
+        "за этим браузером, и ими можно играть без входа.",
+    ),
+    "adopt_not_yours": (
+        "If this is not your account, do not add anything: sign out instead.",
+        "Если это не ваша учётная запись, ничего не добавляйте: выйдите из неё.",
+    ),
+    "adopt_legend": ("Add to {name}", "Добавить в {name}"),
+    "adopt_seat": (
+        "Your seat “{name}” in the game of {players}",
+        "Ваше место «{name}» в партии игроков {players}",
+    ),
+    "adopt_organiser_game": (
+        "The game you organise, of {players}",
+        "Партия, которую вы организовали, игроки: {players}",
+    ),
+    "adopt_organiser_tournament": (
+        "The tournament you organise, “{name}”",
+        "Турнир, который вы организовали, «{name}»",
+    ),
+    "adopt_registration": (
+        "Your registration as “{name}” in the tournament “{tournament}”",
+        "Ваша регистрация как «{name}» в турнире «{tournament}»",
+    ),
+    "adopt_see": ("see it", "посмотреть"),
+    "adopt_submit": ("Add the ticked ones to {name}", "Добавить отмеченные в {name}"),
+    "adopt_skip": ("Not now", "Не сейчас"),
+    "adopt_none": (
+        "This browser holds nothing taken signed out that your account does not hold already.",
+        "У этого браузера нет ничего, занятого без входа, чего нет в вашей учётной записи.",
+    ),
+    "adopt_offer": (
+        "This browser holds seats, games or registrations taken signed out:",
+        "У этого браузера есть места, партии или регистрации, занятые без входа:",
+    ),
+    "adopt_review": ("review them", "просмотреть"),
 }
