@@ -18,6 +18,12 @@ misses nothing.
   stream. The seat is found when the stream opens; a seat stream opened
   before the start ends after a ``PlayerLeft`` (the seats after it move
   down), so that its client, reconnecting, is found at its new seat.
+- A stream opened with an account key re-checks the key every
+  ``RECHECK_SECONDS`` (and before writing anything once that is due): once
+  the key is rotated away the stream writes ``event: revoked`` (no id, its
+  data a message in words) and ends, writing nothing more, turn offers and
+  hands included; reconnecting with the old key is a 401. (A seat's own
+  token cannot be revoked; the pages' streams carry no credential.)
 - Messages that arrive together (a move's events) are written together,
   in one write to the client.
 - A stream ends with its game: after ``GameEnded``; a client that already
@@ -53,12 +59,13 @@ from werkzeug.exceptions import ServiceUnavailable
 
 from api import docs, turn_offers
 from api.errors import ApiError
-from api.identity import VERSION, caller_hash
+from api.identity import VERSION, bearer, caller_hash
 from api.json_provider import OrjsonProvider
 from api.runtime import Services, services
 from api.schemas import ErrorSchema
 from api.stream_backlog import Message as Logged
 from api.stream_backlog import sse
+from domain.accounts.commands import key_account
 from domain.application import seat_of
 from domain.audit import Record
 from domain.disclosure import PUBLIC, Audience, seat, sees_turn_offer
@@ -73,6 +80,11 @@ Listener = Callable[[list[Record]], None]
 blp = Blueprint("stream", __name__, url_prefix="/games", description="Live public events")
 KEEPALIVE_SECONDS = 15.0
 MAX_SECONDS = 3600.0
+RECHECK_SECONDS = 2.0  # how often a stream opened with an account key re-checks it
+REVOKED = (
+    'event: revoked\ndata: {"message": "the account key this stream was opened with '
+    'has been rotated: open it again with the current key"}\n\n'
+)
 # A stream refused for want of a place: when to try again (an open stream
 # lasts as long as its game, so a place frees up at a game's pace).
 FULL_RETRY_AFTER_SECONDS = 30
@@ -209,9 +221,10 @@ class Events(MethodView):
             resources.close()
             raise
         backlog = log.after(after)
-        # The writer holds what it needs (the services, the game, the seat):
-        # it reads no request global, so it runs without the request's context.
-        writer = _Writer(svc, game_id, audience, after)
+        # The writer holds what it needs (the services, the game, the seat,
+        # its credential's re-check): it reads no request global, so it runs
+        # without the request's context.
+        writer = _Writer(svc, game_id, audience, after, credential_check(svc))
         response = Response(
             writer.stream(backlog, subscription),
             mimetype="text/event-stream",
@@ -219,6 +232,23 @@ class Events(MethodView):
         )
         response.call_on_close(resources.close)
         return response
+
+
+Check = Callable[[], bool]
+
+
+def credential_check(svc: Services) -> Check | None:
+    """How the stream re-checks the credential it was opened with: an
+    account key must still be its account's (None: nothing to re-check,
+    no credential or a seat's own token, which cannot be revoked). Read
+    while the request is there; the check itself reads no request global."""
+    if not request.headers.get("Authorization"):
+        return None
+    token = bearer()
+    if key_account(token) is None:
+        return None
+    accounts = svc.opus.accounts
+    return lambda: accounts.by_key(token) is not None
 
 
 def audience_of(svc: Services, game_id: UUID) -> Audience:
@@ -243,27 +273,66 @@ class _Writer:
     never one older than what it has written (the game moved on) nor ahead
     of it (the events before it are read from the log first)."""
 
-    def __init__(self, svc: Services, game_id: UUID, audience: Audience, after: int) -> None:
+    def __init__(
+        self,
+        svc: Services,
+        game_id: UUID,
+        audience: Audience,
+        after: int,
+        check: Check | None = None,
+    ) -> None:
         self.svc, self.game_id, self.audience = svc, game_id, audience
         self.sent = after  # the last version written
         self.offered = 0  # the version of the last offer written
         self.done = False
+        self.check = check  # the credential's re-check (None: nothing to re-check)
+        self.next_check = time.monotonic() + RECHECK_SECONDS
+
+    def revoked(self) -> bool:
+        """Whether the credential the stream was opened with is revoked, asked
+        once every ``RECHECK_SECONDS``. A store that cannot answer now keeps
+        the stream open (logged): it is asked again at the next check."""
+        now = time.monotonic()
+        if self.check is None or now < self.next_check:
+            return False
+        self.next_check = now + RECHECK_SECONDS
+        try:
+            return not self.check()
+        except Exception as e:
+            _failures.failed("a stream's credential not re-checked", e)
+            return False
+
+    def wait_seconds(self, last_write: float) -> float:
+        """How long to wait for a message: until the keepalive is due, or
+        the credential's next re-check, whichever is first."""
+        now = time.monotonic()
+        wait = last_write + KEEPALIVE_SECONDS - now
+        if self.check is not None:
+            wait = min(wait, self.next_check - now)
+        return max(0.0, wait)
 
     def stream(self, backlog: Iterable[Logged], subscription: Any) -> Iterator[str]:
         deadline = time.monotonic() + MAX_SECONDS
+        last_write = time.monotonic()
         out: list[str] = []
         self.records(backlog, out)
         if not self.done:
             self.offer_now(out)
         while True:
+            if self.revoked():  # nothing more is written: not what waits in ``out``
+                yield REVOKED
+                return
             if out:
                 yield "".join(out)
                 out = []
+                last_write = time.monotonic()
             if self.done or time.monotonic() >= deadline:
                 return
-            message = subscription.get(timeout=KEEPALIVE_SECONDS)
+            message = subscription.get(timeout=self.wait_seconds(last_write))
             if message is None:
-                yield ": keepalive\n\n"
+                if time.monotonic() - last_write >= KEEPALIVE_SECONDS:
+                    yield ": keepalive\n\n"
+                    last_write = time.monotonic()
                 continue
             for each in (message, *subscription.drain()):
                 self.message(each, out)
