@@ -16,12 +16,18 @@
   a game's or tournament's log: its checkpoint signed now, the proof from a
   size a client kept, the receipt of any of its events.
 
-Proof hashes are base64, as in the C2SP formats.
+Proof hashes are base64, as in the C2SP formats. A checkpoint the signer
+refuses to sign (it contradicts one signed before: the store no longer
+holds the history that was signed, infra/receipts/signed.py) is answered
+500 with the refusal's words (the log, both sizes, both roots), never a
+signature.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
@@ -34,7 +40,8 @@ from api.errors import ApiError
 from api.runtime import Services, services
 from api.schemas import ErrorSchema
 from domain.audit import Record
-from domain.transparency.formats import Checkpoint, SignedCheckpoint, TlogProof
+from domain.transparency.formats import SignedCheckpoint, TlogProof
+from domain.transparency.history import TwoHistories
 from domain.transparency.note import b64
 from infra.logthrottle import LogThrottle
 from infra.receipts import aggregates
@@ -221,13 +228,20 @@ def receipt_in_log(
     size = tree.size if size is None else size
     if not version <= size <= tree.size:
         raise ApiError(404, f"no version {version} in a tree of {size}: the log has {tree.size}")
-    point = Checkpoint(receipts.trees.origin(aggregate_id), size, tree.root(size))
+    with refusals():
+        signed = receipts.trees.sign_tree(aggregate_id, tree, size)
     return TlogProof(
-        version - 1,
-        tuple(tree.inclusion(version - 1, size)),
-        receipts.trees.sign(point),
-        tree.chains[version - 1],
+        version - 1, tuple(tree.inclusion(version - 1, size)), signed, tree.chains[version - 1]
     )
+
+
+@contextlib.contextmanager
+def refusals() -> Iterator[None]:
+    """The signer's refusal (``TwoHistories``) as a 500 saying it."""
+    try:
+        yield
+    except TwoHistories as e:
+        raise ApiError(500, f"the service's signer refused: {e}") from None
 
 
 def text(body: str) -> Response:
@@ -263,17 +277,23 @@ class GlobalCheckpoint(MethodView):
         """The global log's latest checkpoint (C2SP tlog-checkpoint) with its
         witnesses' cosignatures (C2SP tlog-cosignature); with shards, shard
         ``shard``'s."""
-        log = global_log(receipts_or_404(), args["shard"])
-        note = log.store.checkpoint()
-        if note is None:
-            raise ApiError(404, f"no global checkpoint of {log.origin} published yet")
-        return text(note)
+        receipts = receipts_or_404()
+        return text(_latest(receipts, global_log(receipts, args["shard"])))
 
 
-def _global_size(log: GlobalLog, size: int | None) -> tuple[int, str]:
+def _latest(receipts: Receipts, log: GlobalLog) -> str:
+    """The global log's latest checkpoint kept; 404 when none is published
+    yet, 500 when none is because the signer refuses its tree."""
     note = log.store.checkpoint()
     if note is None:
+        with refusals():
+            receipts.check_signable(log)
         raise ApiError(404, f"no global checkpoint of {log.origin} published yet")
+    return note
+
+
+def _global_size(receipts: Receipts, log: GlobalLog, size: int | None) -> tuple[int, str]:
+    note = _latest(receipts, log)
     latest = SignedCheckpoint.parse(note)
     if size is None or size == latest.checkpoint.size:
         return latest.checkpoint.size, note
@@ -296,7 +316,7 @@ class GlobalConsistency(MethodView):
         latest by default)."""
         receipts = receipts_or_404()
         log = global_log(receipts, args["shard"])
-        size, note = _global_size(log, args["size"])
+        size, note = _global_size(receipts, log, args["size"])
         old = args["old"]
         if old > size:
             raise ApiError(404, f"no proof from {old}: past size {size}")
@@ -320,7 +340,7 @@ class GlobalInclusion(MethodView):
         if shard is None:
             raise ApiError(404, f"no game or tournament {aggregate_id}")
         log = global_log(receipts, shard)
-        size, note = _global_size(log, args["size"])
+        size, note = _global_size(receipts, log, args["size"])
         try:
             index, proof = receipts.global_inclusion(aggregate_id, args["version"], size, shard)
         except LookupError as e:
@@ -345,7 +365,8 @@ class AggregateCheckpoint(MethodView):
         tree = receipts.trees.tree(aggregate_id)
         if tree is None:
             raise ApiError(404, f"no game or tournament {aggregate_id}")
-        return text(receipts.trees.checkpoint(tree, aggregate_id).encode())
+        with refusals():
+            return text(receipts.trees.sign_tree(aggregate_id, tree).encode())
 
 
 @blp.route("/receipts/logs/<uuid:aggregate_id>/consistency")
@@ -366,12 +387,13 @@ class AggregateConsistency(MethodView):
         old = args["old"]
         if not old <= size <= tree.size:
             raise ApiError(404, f"no proof from {old} to {size}: the log has {tree.size} events")
-        point = Checkpoint(receipts.trees.origin(aggregate_id), size, tree.root(size))
+        with refusals():
+            signed = receipts.trees.sign_tree(aggregate_id, tree, size)
         return {
             "old": old,
             "size": size,
             "proof": [b64(h) for h in tree.consistency(old, size)],
-            "checkpoint": receipts.trees.sign(point).encode(),
+            "checkpoint": signed.encode(),
         }
 
 

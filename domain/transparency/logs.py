@@ -2,7 +2,12 @@
 
 - An aggregate's log (a game's, a tournament's): leaf i (from 0) is the
   chain value of its event of version i + 1, as 32 raw bytes; the tree's
-  size is the aggregate's version. Its origin is ``<name>/<aggregate id>``.
+  size is the aggregate's version. Its origin is ``<name>/<aggregate id>``,
+  and its checkpoints are signed by the service's key under that origin as
+  the key's name (C2SP tlog-checkpoint: the key name SHOULD match the
+  origin): ``aggregate_signer``, ``aggregate_verifier``. Checkpoints signed
+  before under the plain ``<name>`` (receipts kept, exports) still verify:
+  ``log_verifiers`` gives both.
   Chain values cover hidden fields sealed (domain/chain.py), so a tree
   discloses nothing the public export does not.
 - The global log: one leaf per event of a game or a tournament, in commit
@@ -100,13 +105,28 @@ def global_verifier(verifier: Verifier, shard: int) -> Verifier:
     return verifier if shard == 0 else verifier.named(global_origin(verifier.name, shard))
 
 
+def aggregate_signer(signer: Signer, origin: str) -> Signer:
+    """The service's key signing the checkpoints of ``origin``: named by the
+    origin for a game's or tournament's log, itself for any other."""
+    return signer.named(origin) if aggregate_of(signer.name, origin) is not None else signer
+
+
+def aggregate_verifier(verifier: Verifier, aggregate_id: UUID | str) -> Verifier:
+    """The key a client checks a game's (or tournament's) checkpoints with."""
+    return verifier.named(aggregate_origin(verifier.name, aggregate_id))
+
+
 def log_verifiers(verifiers: list[Verifier], origin: str) -> list[Verifier]:
     """The keys that may sign a checkpoint of ``origin``: ``verifiers`` (the
-    service's, current or retired), and for a shard's global log each of
-    them under that origin's name."""
+    service's, current or retired, under their own names: a shard 0's log,
+    and an aggregate's checkpoints signed before they were named by their
+    origin), and each of them under the origin's name for a shard's global
+    log or a game's or tournament's log."""
     found = list(verifiers)
     for verifier in verifiers:
         shard = global_shard(verifier.name, origin)
         if shard:
             found.append(global_verifier(verifier, shard))
+        elif aggregate_of(verifier.name, origin) is not None:
+            found.append(verifier.named(origin))
     return found

@@ -6,7 +6,10 @@ A command's receipt is made after its save, by the application's listener
 frontier before the command (kept per aggregate in this process, read from
 the log when it is not kept or another process has appended since), the
 command's events appended to it, the checkpoint of the tree they make
-signed, and the inclusion proof of the command's last event in it. It is
+signed, and the inclusion proof of the command's last event in it. A
+checkpoint is signed only once the signer's state beside the key admits it
+(infra/receipts/signed.py): the tree it extends is the one signed last, or
+a consistency proof from the log proves it; else no receipt is made. It is
 told to the request that ran the command (``collecting``) and to the live
 stream of the game (``publish``). It never fails a command: the command is
 saved before, and the listener's failure is logged, the answer given
@@ -28,10 +31,12 @@ import orjson
 from domain.application import Opus
 from domain.audit import Record
 from domain.transparency.formats import Checkpoint, SignedCheckpoint, TlogProof
-from domain.transparency.logs import aggregate_origin, chain_leaf
+from domain.transparency.history import ProofSource, Signed
+from domain.transparency.logs import aggregate_origin, aggregate_signer, chain_leaf
 from domain.transparency.merkle import Frontier, Tree, leaf_hash
 from domain.transparency.note import Signer
 from infra.eventlog import game_records
+from infra.receipts.signed import SignerState
 
 CAPACITY = 10_000  # frontiers kept: a few hundred bytes each
 
@@ -89,11 +94,13 @@ class AggregateTrees:
         self,
         app: Opus,
         signer: Signer,
+        state: SignerState,
         publish: Callable[[str, str], None] | None = None,
         capacity: int = CAPACITY,
     ) -> None:
         self.app = app
         self.signer = signer
+        self.state = state
         self.publish = publish  # (aggregate id, message): the live streams
         self.capacity = capacity
         self._frontiers: OrderedDict[UUID, Frontier] = OrderedDict()
@@ -102,8 +109,37 @@ class AggregateTrees:
     def origin(self, aggregate_id: UUID) -> str:
         return aggregate_origin(self.signer.name, aggregate_id)
 
-    def sign(self, checkpoint: Checkpoint) -> SignedCheckpoint:
-        return SignedCheckpoint(checkpoint, self.signer.sign_note(checkpoint.text()))
+    def sign(
+        self, checkpoint: Checkpoint, *, extends: Signed | None = None, proof: ProofSource
+    ) -> SignedCheckpoint:
+        """``checkpoint`` signed by the key under its log's origin, once the
+        signer's state admits it: the tree is the one signed before with
+        leaves appended (``extends``) or ``proof`` proves it consistent with
+        it; else ``TwoHistories``, and nothing is signed."""
+        self.state.admit(checkpoint, extends=extends, proof=proof)
+        signer = aggregate_signer(self.signer, checkpoint.origin)
+        return SignedCheckpoint(checkpoint, signer.sign_note(checkpoint.text()))
+
+    def sign_tree(
+        self, aggregate_id: UUID, tree: Tree, size: int | None = None
+    ) -> SignedCheckpoint:
+        """The checkpoint of ``tree`` (the aggregate's, as read from its log)
+        at ``size`` (its whole size by default), signed."""
+        size = tree.size if size is None else size
+        point = Checkpoint(self.origin(aggregate_id), size, tree.root(size))
+        return self.sign(point, proof=tree.consistency)
+
+    def stored_proof(self, aggregate_id: UUID) -> ProofSource:
+        """The consistency proofs of the aggregate's tree as its log holds it
+        now (read when first asked)."""
+
+        def proof(old: int, new: int) -> list[bytes]:
+            tree = self.tree(aggregate_id)
+            if tree is None:
+                raise LookupError(f"no game or tournament {aggregate_id} in the log")
+            return tree.consistency(old, new)
+
+        return proof
 
     # ---- the listener ------------------------------------------------------------------
 
@@ -135,6 +171,7 @@ class AggregateTrees:
             frontier = self._frontiers.pop(aggregate_id, None)
         if frontier is None or frontier.size != first - 1:
             frontier = self.frontier_at(aggregate_id, first - 1, frontier)
+        before = Signed(frontier.size, frontier.root())
         for record in saved[:-1]:
             frontier.append(chain_leaf(record.chain))
         last = saved[-1]
@@ -145,7 +182,8 @@ class AggregateTrees:
             while len(self._frontiers) > self.capacity:
                 self._frontiers.popitem(last=False)
         point = Checkpoint(self.origin(aggregate_id), frontier.size, frontier.root())
-        return TlogProof(last.version - 1, tuple(path), self.sign(point), bytes.fromhex(last.chain))
+        signed = self.sign(point, extends=before, proof=self.stored_proof(aggregate_id))
+        return TlogProof(last.version - 1, tuple(path), signed, bytes.fromhex(last.chain))
 
     def frontier_at(self, aggregate_id: UUID, size: int, known: Frontier | None = None) -> Frontier:
         """The frontier of the aggregate's first ``size`` events: ``known``
@@ -178,6 +216,3 @@ class AggregateTrees:
         if not records:
             return None
         return ChainTree([bytes.fromhex(r.chain) for r in records])
-
-    def checkpoint(self, tree: Tree, aggregate_id: UUID) -> SignedCheckpoint:
-        return self.sign(Checkpoint(self.origin(aggregate_id), tree.size, tree.root()))

@@ -12,7 +12,14 @@ checkpoint is kept with the cosignatures it has.
 
 Only one process publishes a size: the store's lock (PostgreSQL: an
 advisory lock; SQLite: a lock file) is held from reading the last
-checkpoint to keeping the new one.
+checkpoint to keeping the new one. And a checkpoint is signed only once
+the signer's state beside the key admits it (infra/receipts/signed.py):
+consistent, by the stored tree's consistency proof, with the largest one
+signed before; a tree rebuilt from an edited store is refused, logged, and
+nothing is published.
+
+A witness's answer is taken as signed-note takes a note: if any line of
+its key fails, none of its cosignatures is kept.
 
 With shards each shard's global log has a publisher of its own (its
 sequencer reads that shard's log, its signer signs under that shard's
@@ -28,6 +35,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from functools import partial
 
 from domain.transparency.formats import Checkpoint, SignedCheckpoint
 from domain.transparency.merkle import (
@@ -43,11 +51,13 @@ from domain.transparency.note import (
     Signer,
     Verifier,
     b64,
+    open_note,
     parse_note,
 )
 from infra.logthrottle import LogThrottle
 from infra.receipts.globallog import GlobalStore, Sequencer
 from infra.receipts.settings import Witness
+from infra.receipts.signed import SignerState
 
 log = logging.getLogger(__name__)
 _failures = LogThrottle(log)
@@ -87,6 +97,7 @@ class Publisher:
         self,
         sequencer: Sequencer,
         signer: Signer,
+        state: SignerState,
         witnesses: tuple[Witness, ...] = (),
         interval: float = 0.5,
         on_published: Callable[[str], None] | None = None,
@@ -94,6 +105,7 @@ class Publisher:
         self.sequencer = sequencer
         self.store = sequencer.store
         self.signer = signer
+        self.state = state
         self.witnesses = [(w.url, Verifier.from_vkey(w.vkey)) for w in witnesses]
         self.interval = interval
         self.on_published = on_published
@@ -146,7 +158,11 @@ class Publisher:
             latest = self.store.checkpoint()
             if latest is not None and SignedCheckpoint.parse(latest).checkpoint.size >= size:
                 return None
+            signed = self.state.latest(self.signer.name)
+            if signed is not None and size < signed.size:
+                return None  # behind what was signed (being rebuilt): never a smaller latest
             point = Checkpoint(self.signer.name, size, stored_root(self.store, size))
+            self.state.admit(point, proof=partial(stored_consistency, self.store))
             note = self.signer.sign_note(point.text())
             note = note.with_signatures(self._cosign(note))
             text = note.encode()
@@ -178,10 +194,12 @@ class Publisher:
                     old = int(e.body.strip())  # its latest: prove from there
                     continue
                 raise
-            given = parse_note(note.text + "\n" + lines)
-            good = [s for s in given.signatures if verifier.verifies(note.text, s)]
-            if not good:
-                raise NoteError(f"witness {url} answered no cosignature of its key")
+            given = note.text + "\n" + lines
+            try:
+                open_note(given, [verifier])  # one of its lines failing rejects them all
+            except NoteError as e:
+                raise NoteError(f"witness {url} answered no valid cosignature: {e}") from None
+            good = [s for s in parse_note(given).signatures if verifier.matches(s)]
             self.witness_sizes[url] = size
             return list(good)
         raise WitnessRefused(409, f"its size kept changing (last {old})")

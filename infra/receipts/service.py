@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 from uuid import UUID
 
 from domain.application import Opus
+from domain.transparency.history import admit
 from domain.transparency.logs import aggregate_origin, global_signer
 from domain.transparency.merkle import from_nodes, inclusion_path, nodes_needed
 from domain.transparency.note import Signer
@@ -28,8 +30,9 @@ from infra.receipts.keys import (
     load_transitions,
     transition_retirements,
 )
-from infra.receipts.publisher import Publisher, stored_consistency
+from infra.receipts.publisher import Publisher, stored_consistency, stored_root
 from infra.receipts.settings import ReceiptsSettings
+from infra.receipts.signed import SignerState
 from infra.shards import home_shard, shard_apps
 
 WELL_KNOWN = "/.well-known/opus-receipts"
@@ -136,6 +139,16 @@ class Receipts:
             "witnesses": [{"url": w.url, "vkey": w.vkey} for w in self.settings.witnesses],
         }
 
+    def check_signable(self, log: GlobalLog) -> None:
+        """That the signer would sign the global log's tree as its store holds
+        it now (nothing recorded, nothing signed); ``TwoHistories`` if not."""
+        signed = self.trees.state.latest(log.origin)
+        if signed is None:
+            return
+        size, _ = log.store.state()
+        root = stored_root(log.store, size)
+        admit(log.origin, signed, size, root, proof=partial(stored_consistency, log.store))
+
     def global_consistency(self, old: int, size: int, shard: int = 0) -> list[bytes]:
         return stored_consistency(self.log(shard).store, old, size)
 
@@ -156,6 +169,7 @@ class Receipts:
         for log in self.logs:
             if log.publisher is not None:
                 log.publisher.stop()
+        self.trees.state.close()
 
 
 def retired_keys(listed: list[RetiredKey], transitions: list[str]) -> list[RetiredKey]:
@@ -196,7 +210,7 @@ def open_receipts(
     transitions = load_transitions(settings.transitions_path)
     retired = load_retired(settings.retired_keys_file)
     check_keys(signer, transitions, retired)
-    trees = AggregateTrees(app, signer, publish)
+    trees = AggregateTrees(app, signer, SignerState(settings.signer_state_path), publish)
     logs = open_global_logs(app, signer)
     retired = retired_keys(retired, transitions)
     receipts = Receipts(settings, trees, logs, retired, transitions)
@@ -205,7 +219,12 @@ def open_receipts(
     if run_publisher and settings.publish:
         for log in logs:
             publisher = Publisher(
-                log.sequencer, log.signer, settings.witnesses, settings.interval, on_published
+                log.sequencer,
+                log.signer,
+                trees.state,
+                settings.witnesses,
+                settings.interval,
+                on_published,
             )
             log.publisher = publisher.start()
     return receipts

@@ -32,7 +32,7 @@ from domain.bots import BOTS
 from domain.chain import GENESIS, event_record, next_chain, sealed_payload
 from domain.disclosure import hidden_fields
 from domain.transparency.formats import Checkpoint, SignedCheckpoint, TlogProof
-from domain.transparency.logs import aggregate_origin, chain_leaf, head_leaf
+from domain.transparency.logs import aggregate_origin, aggregate_verifier, chain_leaf, head_leaf
 from domain.transparency.merkle import EMPTY_ROOT, Tree, leaf_hash, verify_consistency
 from domain.transparency.note import COSIGNATURE_V1, Signer, Verifier, b64, open_note
 from infra.eventlog import game_records, read_records
@@ -135,7 +135,7 @@ def test_every_command_is_answered_with_a_receipt_of_what_it_appended(app: Flask
     versions = []
     for text in receipts:
         receipt = TlogProof.parse(text)
-        open_note(receipt.checkpoint.encode(), [vkey])
+        open_note(receipt.checkpoint.encode(), [aggregate_verifier(vkey, game)])  # its origin's
         point = receipt.checkpoint.checkpoint
         assert point.origin == aggregate_origin("opus.test", game)
         # the receipt is of the command's last event, in the tree of that size
@@ -184,7 +184,7 @@ def test_the_log_proofs_served(app: Flask) -> None:
     kept = TlogProof.parse(receipts[2]).checkpoint.checkpoint
     answer = client.get(f"/receipts/logs/{game}/consistency?old={kept.size}").json
     now = SignedCheckpoint.parse(answer["checkpoint"])
-    open_note(answer["checkpoint"], [vkey])
+    open_note(answer["checkpoint"], [aggregate_verifier(vkey, game)])
     proof = [bytes(__import__("base64").b64decode(h)) for h in answer["proof"]]
     verify_consistency(kept.size, now.checkpoint.size, kept.root, now.checkpoint.root, proof)
     assert client.get(f"/receipts/logs/{game}/consistency?old=999").status_code == 404
@@ -788,6 +788,10 @@ def test_the_command_lines_commands_write_their_receipts(
     (line,) = [x for x in result.output.splitlines() if x.startswith("receipt: ")]
     receipt = TlogProof.parse((tmp_path / line.removeprefix("receipt: ")).read_text())
     signer = Signer.from_text(key_file.read_text())
-    open_note(receipt.checkpoint.encode(), [signer.verifier])
+    origin = receipt.checkpoint.checkpoint.origin
+    open_note(
+        receipt.checkpoint.encode(),
+        [aggregate_verifier(signer.verifier, origin.rpartition("/")[2])],
+    )
     assert receipt.index == 0 and receipt.checkpoint.checkpoint.size == 1
     receipt.verify_leaf(leaf_hash(receipt.extra or b""))

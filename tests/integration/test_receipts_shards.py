@@ -33,6 +33,7 @@ from domain.sharding import shard_of
 from domain.transparency.formats import SignedCheckpoint, TlogProof
 from domain.transparency.logs import (
     aggregate_origin,
+    aggregate_verifier,
     global_origin,
     global_verifier,
     head_data,
@@ -144,7 +145,7 @@ def test_every_commands_receipt_verifies_on_both_shards(service: Flask) -> None:
         chains = [r.chain for r in game_records(service.extensions["opus"].opus, game)]
         for text in receipts:
             receipt = TlogProof.parse(text)
-            open_note(receipt.checkpoint.encode(), [vkey])  # the game's log: the key itself
+            open_note(receipt.checkpoint.encode(), [aggregate_verifier(vkey, game)])  # its name
             point = receipt.checkpoint.checkpoint
             assert point.origin == aggregate_origin(NAME, game)
             receipt.verify_leaf(leaf_hash(receipt.extra or b""))

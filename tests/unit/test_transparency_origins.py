@@ -78,5 +78,6 @@ def test_the_keys_a_checkpoint_may_be_signed_with_follow_its_origin() -> None:
     shard_1 = log_verifiers(keys, "opus.example/shard/1")
     assert shard_1 == [*keys, *(global_verifier(k, 1) for k in keys)]
     assert log_verifiers(keys, "opus.example") == keys
-    assert log_verifiers(keys, aggregate_origin("opus.example", uuid4())) == keys
+    game = aggregate_origin("opus.example", uuid4())  # its own name, and the plain one before
+    assert log_verifiers(keys, game) == [*keys, *(k.named(game) for k in keys)]
     assert log_verifiers(keys, "other.example/shard/1") == keys
