@@ -41,7 +41,7 @@ from domain.errors import (
 )
 from domain.game import Game
 from domain.moves import Move, for_seat
-from domain.names import check_unique, player_name
+from domain.names import check_no_bot_claim, check_unique, player_name
 from domain.pipeline import SERVICE, Caller, Command, CommandOutcome, Runner, Unit, holds, id_for
 from domain.ruleset import RuleSet
 from domain.state import GameState
@@ -143,11 +143,16 @@ class Opus(Application[UUID]):
         *,
         caller: Caller = SERVICE,
         invitation: str | None = None,
+        bot: bool = False,
     ) -> CommandOutcome:
         """R2.1: the next seat, under a name ``domain.names`` accepts, holding
         the caller's token; the outcome's value is the seat. A game by
-        invitation takes its organiser, and others with its invitation code."""
+        invitation takes its organiser, and others with its invitation code.
+        A caller with a token may not claim a bot (its name, a ``bot:``
+        contribution) unless it is the service seating one (``bot``)."""
         recorded = player_name(name)
+        if caller.token_hash is not None and not bot:
+            check_no_bot_claim(recorded, contribution, SetupError)
         token = caller.token_hash or ""
 
         def join(game: Game, unit: Unit, caller: Caller) -> int:

@@ -30,9 +30,9 @@ from domain.accounts.aggregate import bot_account_id, reserved_for_bots
 from domain.application import Opus
 from domain.bots import BOTS
 from domain.errors import AccountNotFoundError, NameTakenError, SetupError
+from domain.names import look_alike
 from domain.pipeline import Caller
 from domain.ruleset import MAX_PLAYERS
-from domain.text import name_key
 
 MAX_OF_A_KIND = MAX_PLAYERS  # a table may seat this many bots of one kind
 REFRESH_SECONDS = 5.0  # the store is read again for unknown bots at most this often
@@ -182,6 +182,7 @@ def seat_bots(opus: Opus, game_id: UUID, kinds: Sequence[str]) -> list[int]:
             contribution(kind),
             caller=Caller(bot.holder_hash),
             invitation=invitation,
+            bot=True,
         )
         assert joined.value is not None
         seats.append(joined.value)
@@ -198,12 +199,11 @@ def contribution(kind: str) -> str:
 def free_account(
     bots: Roster, kind: str, token_hashes: Sequence[str], names: Sequence[str]
 ) -> BotAccount:
-    taken = {name_key(name) for name in names}
     for number in range(1, MAX_OF_A_KIND + 1):
         try:
             bot = bots.account(kind, number)
         except AccountNotFoundError:  # a person's account holds the name
             continue
-        if bot.holder_hash not in token_hashes and name_key(bot.name) not in taken:
+        if bot.holder_hash not in token_hashes and look_alike(bot.name, names) is None:
             return bot
     raise SetupError(f"no {kind} bot is free to join this game")

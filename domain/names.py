@@ -9,17 +9,41 @@ folding), as no two entrants of a tournament do: "Ada" beside "ＡＤＡ" or
 "ada" is refused. The engine checks what it always checked (length, exact
 duplicates); these checks are the service's, made before a name reaches the
 engine, so games recorded before them still re-judge.
+
+Names that cannot impersonate (our decisions, issue 35), checked only where
+a name is chosen, never when stored events are replayed or verified:
+
+- **Nothing blank-looking** (``check_visible``): a name of an account, a
+  seat, an entrant or a tournament holds no default-ignorable code point
+  (the joiners U+200C/U+200D the text policy lets through, variation
+  selectors, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0…), no
+  U+2800 BRAILLE PATTERN BLANK and no white space but the plain space, so
+  "Ada" beside "Ada" with a zero-width joiner or a Hangul filler cannot be.
+- **No look-alike** (``look_alike``): a new name may not look like one
+  already there (domain/confusables.py's ``look``: UTS #39's skeleton, blind
+  to case): "Аda" with a Cyrillic А beside "Ada". Where "there" is: the
+  game's seats (bots' seats included), the tournament's registrations, the
+  other accounts.
+- **No bot claimed by a person** (``bot_claim``): a name that looks like a
+  bot account's ("Greedy bot", "Greedy bоt 2" with a Cyrillic о) or a
+  seed contribution reading ``bot:`` (what the analytics count a bot by) is
+  the service's bots' alone.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from functools import cache
 
+from domain.confusables import default_ignorable, look
 from domain.errors import SetupError
-from domain.text import check_text, name_key
+from domain.text import check_text, describe, name_key
 
 MAX_NAME = 40
+BLANK_LOOKING = frozenset({"\u2800"})  # BRAILLE PATTERN BLANK: drawn as an empty cell
+BOT_CONTRIBUTION = "bot:"  # a seat's contribution the analytics read its bot from
 
 
 def player_name(text: str) -> str:
@@ -30,18 +54,121 @@ def player_name(text: str) -> str:
 def recorded_name(
     text: str, field: str, error: Callable[[str], Exception], most: int = MAX_NAME
 ) -> str:
-    """A name as recorded: the text policy's, NFC, 1 to ``most`` characters
-    (``error`` names what refuses it: a seat's rule, an account's)."""
+    """A name as recorded: the text policy's, NFC, 1 to ``most`` characters,
+    nothing blank-looking (``error`` names what refuses it: a seat's rule,
+    an account's)."""
     check_text(field, text, error)
     name = unicodedata.normalize("NFC", text.strip())
     if not 1 <= len(name) <= most:
         raise error(f"{field} must have 1 to {most} characters")
+    check_visible(field, name, error)
     return name
 
 
 def check_unique(name: str, taken: list[str]) -> None:
-    """No two seats' names share a key (T2.1's ``name_key``)."""
+    """No two seats' names share a key (T2.1's ``name_key``) or look alike."""
     key = name_key(name)
     for other in taken:
         if name_key(other) == key:
             raise SetupError(f"{name!r} is taken in this game (as {other!r})")
+    check_not_look_alike(name, taken, "a name taken in this game", SetupError)
+
+
+# ---- names that cannot impersonate -------------------------------------------------------
+
+
+def invisible_character(text: str) -> str | None:
+    """The first character of ``text`` drawn as nothing or as blank space
+    (other than the plain space), None if none."""
+    for char in text:
+        if char == " ":
+            continue
+        if default_ignorable(char) or char in BLANK_LOOKING:
+            return char
+        if unicodedata.category(char) in ("Zs", "Zl", "Zp"):  # white space but the plain space
+            return char
+    return None
+
+
+def check_visible(field: str, text: str, error: Callable[[str], Exception]) -> None:
+    """Raise ``error`` if ``text`` holds a character that shows as nothing
+    or as blank space (``invisible_character``), naming it."""
+    char = invisible_character(text)
+    if char is not None:
+        raise error(
+            f"{field} may not hold {describe(char)}: it shows as nothing or as blank "
+            "space, so the name could pass for another (our decision)"
+        )
+
+
+def look_alike(name: str, others: Iterable[str]) -> str | None:
+    """The first of ``others`` that ``name`` could be taken for (the same
+    ``look``), None if none."""
+    seen = look(name)
+    return next((other for other in others if look(other) == seen), None)
+
+
+def check_not_look_alike(
+    name: str, others: Iterable[str], where: str, error: Callable[[str], Exception]
+) -> None:
+    """Raise ``error`` if ``name`` looks like one of ``others`` (``where``
+    says whose names they are: "a name taken in this game")."""
+    other = look_alike(name, others)
+    if other is not None:
+        raise error(
+            f"{name!r} looks like {other!r}, {where}: choose a name that cannot be "
+            "taken for another (our decision)"
+        )
+
+
+@cache
+def _bot_names() -> re.Pattern[str]:
+    """The look of every name a bot account may have: "<kind> bot",
+    "<kind> bot <number>" (domain/accounts' ``bot_name``)."""
+    from domain.bots import BOTS  # here: domain.bots -> engine -> names
+
+    kinds = "|".join(re.escape(look(f"{kind} bot")) for kind in BOTS)
+    digits = "".join(sorted({look(digit) for digit in "0123456789"}))
+    return re.compile(rf"(?:{kinds})(?: [{re.escape(digits)}]+)?")
+
+
+def looks_like_a_bot(name: str) -> bool:
+    """Whether ``name`` looks like a name of the service's bots ("Greedy
+    bot", "Greedy bоt 2" with a Cyrillic о, "GREEDY BOT")."""
+    return _bot_names().fullmatch(look(name)) is not None
+
+
+def bot_claim(name: str, contribution: str = "") -> str | None:
+    """Why a seat or a registration with this name and seed contribution
+    would pass for one of the service's bots, None if it would not."""
+    if looks_like_a_bot(name):
+        return f"{name!r} looks like the name of one of the service's bots"
+    if look(contribution).startswith(BOT_CONTRIBUTION):
+        return f"a seed contribution reading {BOT_CONTRIBUTION!r} is a bot's"
+    return None
+
+
+def check_no_bot_claim(name: str, contribution: str, error: Callable[[str], Exception]) -> None:
+    """Raise ``error`` if a person's seat or registration would claim a bot
+    (``bot_claim``): only the service's own bot seats may."""
+    why = bot_claim(name, contribution)
+    if why is not None:
+        raise error(f"{why}: only the service's bots take it (our decision)")
+
+
+def check_new_entrant(
+    name: str,
+    contribution: str,
+    registered: Iterable[str],
+    *,
+    person: bool,
+    error: Callable[[str], Exception],
+) -> None:
+    """A tournament's new registration (T2.1's checks made by
+    domain/tournaments/entrants.py besides): nothing blank-looking, no
+    look-alike of a registered name (a dropped player's too), and no bot
+    claimed by a ``person`` (a caller with a token)."""
+    check_visible("a name", name, error)
+    check_not_look_alike(name, registered, "a name registered in this tournament", error)
+    if person:
+        check_no_bot_claim(name, contribution, error)

@@ -7,7 +7,6 @@ events hold no secret, only hashes of secrets.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -15,9 +14,9 @@ from typing import Any, ClassVar
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from domain.accounts import events as ev
-from domain.bots import BOTS as BOT_KINDS
 from domain.chained import Chained
 from domain.errors import AccountNotFoundError, AdmissionNotSetError, OpusError
+from domain.names import looks_like_a_bot
 from domain.text import name_key
 
 NAMES = uuid5(NAMESPACE_URL, "opus:account-names")
@@ -44,12 +43,10 @@ def bot_name(kind: str, number: int) -> str:
     return f"{kind.capitalize()} bot" + ("" if number == 1 else f" {number}")
 
 
-BOT_NAME = re.compile(rf"({'|'.join(BOT_KINDS)}) bot( [0-9]+)?")
-
-
 def reserved_for_bots(name: str) -> bool:
-    """Whether a name is one the service's bots may take (no person may)."""
-    return BOT_NAME.fullmatch(name_key(name)) is not None
+    """Whether a name is one the service's bots may take (no person may):
+    one that looks like a bot's, whatever its case (domain/names.py)."""
+    return looks_like_a_bot(name)
 
 
 class Private(Chained):

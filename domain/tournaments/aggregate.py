@@ -22,9 +22,11 @@ from domain.errors import (
     OpusError,
     PairingError,
     PenaltyError,
+    RegistrationError,
     TournamentNotFoundError,
     TournamentRuleError,
 )
+from domain.names import check_new_entrant, check_visible
 from domain.ruleset import RuleSet
 from domain.shuffle import commitment, new_secret
 from domain.text import check_text
@@ -87,6 +89,7 @@ class Tournament(Chained):
         rules = rules or RuleSet()
         sizes = sizes or TableSizes()
         check_text("a tournament's name", name, CreationError)  # new commands only (domain/text.py)
+        check_visible("a tournament's name", name, CreationError)  # new commands only
         check_text("the beacon's name", beacon, CreationError)
         if procedure is None:  # only a tournament created before revision 4 records none
             raise CreationError(
@@ -126,10 +129,13 @@ class Tournament(Chained):
     def register(
         self, name: str, contribution: str, token_hash: str, command: str = "", team: str = ""
     ) -> int:
-        """T2.1, T11.1: returns the registration number."""
-        self._trigger_all(
-            decide.decide_register(self.state, name, contribution, token_hash, team), command
-        )
+        """T2.1, T11.1: returns the registration number. A new command's name
+        may not look like another's, nor a person's claim a bot (domain/names.py)."""
+        facts = decide.decide_register(self.state, name, contribution, token_hash, team)
+        registered = [r.name for r in self.state.registrations]
+        person = bool(token_hash)
+        check_new_entrant(name, contribution, registered, person=person, error=RegistrationError)
+        self._trigger_all(facts, command)
         return len(self.state.registrations)
 
     def constrain(self, players: list[int], reason: str, by: str, command: str = "") -> None:
