@@ -3,37 +3,32 @@ and ``verify_receipts``, what ``opus verify --receipts DIR`` runs.
 
 - ``opus receipts keygen --name NAME --out FILE``: a signing key (Go's note
   format), its vkey printed;
-- ``opus receipts keep --server URL (--log ID | --log global [--shard K] |
-  --receipt FILE) [--store DIR]``: take the log's checkpoint now (or a
-  command's receipt), check it against the one kept, keep it; ``global``:
-  every shard's global log (the one store's: one), or shard K's;
-- ``opus receipts check --server URL [--store DIR]``: every kept log
-  against the server's checkpoint now;
+- ``opus receipts keep`` and ``opus receipts check``: a player's kept
+  receipts, demanding the witnesses (api/cli/receipts_client.py);
 - ``opus receipts rebuild [--shard K]``: the global log's tree dropped and
   made again from the log (it is a function of the log); with shards each
   shard's (all by default), each from its own log into its own database.
 
-Exit status: 0 consistent; 1 the server misbehaved (two signed statements
-printed and kept in the store's evidence/) or gave a checkpoint not signed
-by its current key; 4 the client's own store is corrupted (no statement of
-the server: the file is set aside).
+``verify_receipts`` takes the keys a store pinned (its ``trust.json``,
+each player's when several stores are pooled) or ``--key``; never a key
+nobody pinned.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-import sys
-from collections.abc import Callable, Iterable, Iterator
+import itertools
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import click
 
+from api.cli.receipts_client import check, keep
 from api.cli.receipts_rotate import rotate
 from domain.application import Opus
 from domain.audit import Record
 from domain.sharding import shard_position
-from domain.transparency.evidence import Statement, analyse
+from domain.transparency.evidence import Statement, analyse, unpinned_keys
 from domain.transparency.formats import SignedCheckpoint, TlogProof
 from domain.transparency.logs import (
     aggregate_of,
@@ -42,16 +37,13 @@ from domain.transparency.logs import (
     head_leaf,
     log_verifiers,
 )
-from domain.transparency.note import NoteError, Signer, Verifier, open_note
+from domain.transparency.note import NoteError, Verifier, open_note
+from domain.transparency.trust import Trust, TrustError
 from infra.receipts.aggregates import collecting
-from infra.receipts.keeper import Corrupted, Keeper, Misbehaviour, Refused
-from infra.receipts.keys import load_retired, load_signer
+from infra.receipts.keys import load_signer
 from infra.receipts.service import open_receipts
 from infra.receipts.witness import write_atomically
 from infra.settings import Settings
-
-DEFAULT_STORE = "./var/kept-receipts"
-CORRUPTED = 4
 
 
 @click.group()
@@ -73,89 +65,8 @@ def keygen(name: str, out: str) -> None:
     click.echo(signer.vkey())
 
 
-def _keeper(store: str, server: str) -> Keeper:
-    return Keeper(store, server)
-
-
-def _run(action: Callable[[], list[str]]) -> None:
-    try:
-        for line in action():
-            click.echo(line)
-    except Misbehaviour as e:
-        click.echo(e.report())
-        sys.exit(1)
-    except Refused as e:
-        click.echo(f"REFUSED: {e}")
-        sys.exit(1)
-    except Corrupted as e:
-        click.echo(f"LOCAL STORE CORRUPTED: {e}", err=True)
-        sys.exit(CORRUPTED)
-    except OSError as e:
-        raise click.ClickException(f"the server could not be asked: {e}") from None
-
-
-@receipts.command()
-@click.option("--server", required=True, help="The service's URL, e.g. http://127.0.0.1:8000")
-@click.option("--log", "log", default=None, help="A game's or tournament's id, or 'global'.")
-@click.option(
-    "--receipt",
-    "receipt_file",
-    type=click.File("r", encoding="utf-8"),
-    default=None,
-    help="A command's receipt (a tlog-proof) to keep ('-': stdin).",
-)
-@click.option("--store", default=DEFAULT_STORE, show_default=True, help="This client's store.")
-@click.option("--key", "vkey", default=None, help="The server's vkey (else trusted on first use).")
-@click.option(
-    "--shard",
-    type=click.IntRange(0),
-    default=None,
-    help="With --log global: this shard's global log only (default: every shard's).",
-)
-def keep(
-    server: str,
-    log: str | None,
-    receipt_file: Iterable[str] | None,
-    store: str,
-    vkey: str | None,
-    shard: int | None,
-) -> None:
-    """Take a log's checkpoint (or a receipt), check it against the kept one
-    by a consistency proof, keep it."""
-    if (log is None) == (receipt_file is None):
-        raise click.UsageError("give --log or --receipt")
-    if shard is not None and log != "global":
-        raise click.UsageError("--shard names a global log's shard: give it with --log global")
-    text = None if receipt_file is None else "".join(receipt_file)
-
-    def action() -> list[str]:
-        keeper = _keeper(store, server)
-        keys = keeper.keys(vkey)
-        if log != "global":
-            return [keeper.keep_latest(log or "", keys, text)]
-        if shard is not None and shard >= keys.shards:
-            raise click.UsageError(
-                f"--shard {shard}: the server has {keys.shards} global log(s), shards 0 to "
-                f"{keys.shards - 1}"
-            )
-        shards = range(keys.shards) if shard is None else [shard]
-        return [keeper.keep_latest("global", keys, shard=k) for k in shards]
-
-    _run(action)
-
-
-@receipts.command()
-@click.option("--server", required=True)
-@click.option("--store", default=DEFAULT_STORE, show_default=True)
-def check(server: str, store: str) -> None:
-    """Every kept log against the server's checkpoint now."""
-
-    def action() -> list[str]:
-        keeper = _keeper(store, server)
-        lines = keeper.check_all(keeper.keys())
-        return lines or ["nothing kept yet"]
-
-    _run(action)
+receipts.add_command(keep)
+receipts.add_command(check)
 
 
 @receipts.command()
@@ -168,9 +79,12 @@ def check(server: str, store: str) -> None:
 )
 def rebuild(chosen: tuple[int, ...]) -> None:
     """Drop the global log's tree and make it again from the log: with
-    shards, each shard's from its own log."""
+    shards, each shard's from its own log. Refused, the tree untouched, when
+    the log no longer gives the root the signer signed (infra/receipts/rebuild.py)."""
+    from domain.transparency.history import TwoHistories
     from infra.bootstrap import open_application
-    from infra.receipts.globallog import Sequencer, open_global_store
+    from infra.receipts.rebuild import key_name, rebuild_global_log
+    from infra.receipts.signed import SignerState
     from infra.shards import shard_apps
 
     settings = Settings.from_env()
@@ -181,13 +95,15 @@ def rebuild(chosen: tuple[int, ...]) -> None:
                 f"--shard {shard}: the event store has {count} shard(s), 0 to {count - 1}"
             )
     app = open_application(settings)
+    state = SignerState(settings.receipts.signer_state_path)  # what the signer signed
     try:
         apps = shard_apps(app)
         for shard in sorted(set(chosen)) or range(count):
-            store = open_global_store(apps[shard])
-            store.drop()
-            appended = Sequencer(apps[shard], store).catch_up()
-            last = store.state()[1]
+            try:
+                done = rebuild_global_log(apps[shard], shard, key_name(settings.receipts), state)
+            except TwoHistories as e:
+                raise click.ClickException(f"rebuild refused: {e}") from None
+            appended, last = done.leaves, done.position
             if count == 1:
                 click.echo(f"the global log's tree: {appended} leaves, up to position {last}")
             else:
@@ -196,6 +112,7 @@ def rebuild(chosen: tuple[int, ...]) -> None:
                     f"{last} of its log"
                 )
     finally:
+        state.close()
         app.close()
 
 
@@ -225,26 +142,57 @@ def cli_receipts(settings: Settings, app: Opus) -> Iterator[None]:
 # ---- opus verify --receipts DIR -------------------------------------------------------------
 
 
-def statement_keys(directory: Path, vkeys: tuple[str, ...]) -> list[Verifier]:
-    """The keys a kept statement may be signed with: ``--key``, else the
-    store's ``server.json`` (current and retired), else this service's."""
+def statement_keys(directory: Path, vkeys: tuple[str, ...]) -> tuple[list[Verifier], list[str]]:
+    """The keys a kept statement may be signed with, and what the pinned
+    trust files say against each other: ``--key``, else every ``trust.json``
+    under ``directory`` (each player's store pins its log key and the keys
+    handed over to it). No key pinned or given: a ClickException, never a
+    key taken from the server that is being checked."""
     if vkeys:
-        return [Verifier.from_vkey(v) for v in vkeys]
-    pinned = directory / "server.json"
-    if pinned.exists():
-        document = json.loads(pinned.read_text())
-        return [Verifier.from_vkey(v) for v in [*document["vkeys"], *document["retired"]]]
-    settings = Settings.from_env().receipts
-    signer: Signer = load_signer(settings.key_file, settings.name)
-    retired = load_retired(settings.retired_keys_file)
-    return [signer.verifier, *(key.verifier for key in retired)]
+        try:
+            return [Verifier.from_vkey(v) for v in vkeys], []
+        except NoteError as e:
+            raise click.BadParameter(str(e), param_hint="--key") from None
+    pinned: list[tuple[Path, Trust]] = []
+    for path in sorted(directory.rglob("trust.json")):
+        try:
+            pinned.append((path, Trust.from_json(path.read_text(encoding="utf-8"))))
+        except (OSError, UnicodeDecodeError, TrustError) as e:
+            click.echo(f"ignored {path}: {e}")
+    if not pinned:
+        raise click.ClickException(
+            f"no key to check with: {directory} holds no trust.json (a store of opus receipts "
+            "keep) and no --key was given; give the log's vkey as its operator published it"
+        )
+    keys: list[Verifier] = []
+    for _, trust in pinned:
+        keys += [k for k in trust.log_keys() if k not in keys]
+    return keys, _disagreements(pinned)
 
 
-def gather(directory: Path, keys: list[Verifier]) -> tuple[list[Statement], list[str]]:
-    """Every signed statement kept under ``directory``, and what was set
-    aside: each signed by one of ``keys``, or by one under the origin of a
-    shard's global log (``log_verifiers``)."""
-    statements, ignored = [], []
+def _disagreements(pinned: list[tuple[Path, Trust]]) -> list[str]:
+    """Two stores that pinned keys of one log name with no transition
+    statement joining them: the server gave the two players two keys."""
+    said = []
+    for (path_a, a), (path_b, b) in itertools.combinations(pinned, 2):
+        names_a = {k.name for k in a.log_keys()}
+        shared = names_a & {k.name for k in b.log_keys()}
+        if shared and not set(a.log_keys()) & set(b.log_keys()):
+            said.append(
+                f"MISBEHAVIOUR (key-change): {path_a} and {path_b} pinned different keys for "
+                f"{', '.join(sorted(shared))} ({a.log} and {b.log}) and no transition statement "
+                "joins them: the server gave two players two keys"
+            )
+    return said
+
+
+def gather(
+    directory: Path, keys: list[Verifier]
+) -> tuple[list[Statement], list[Statement], list[str]]:
+    """Every signed statement kept under ``directory``; those signed under
+    the log's name by a key not pinned (a key changed in silence); and what
+    was set aside (not a statement of the log's name)."""
+    statements, unpinned, ignored = [], [], []
     for path in sorted(directory.rglob("*")):
         if path.suffix not in (".tlog-proof", ".checkpoint") or not path.is_file():
             continue
@@ -252,12 +200,21 @@ def gather(directory: Path, keys: list[Verifier]) -> tuple[list[Statement], list
             text = path.read_text(encoding="utf-8")
             receipt = TlogProof.parse(text) if path.suffix == ".tlog-proof" else None
             signed = receipt.checkpoint if receipt else SignedCheckpoint.parse(text)
-            open_note(signed.encode(), log_verifiers(keys, signed.checkpoint.origin))
         except (OSError, UnicodeDecodeError, NoteError) as e:
-            ignored.append(f"ignored {path}: not a statement signed by the server's keys ({e})")
+            ignored.append(f"ignored {path}: not a checkpoint or a receipt ({e})")
+            continue
+        allowed = log_verifiers(keys, signed.checkpoint.origin)
+        try:
+            open_note(signed.encode(), allowed)
+        except NoteError as e:
+            names = {key.name for key in allowed}
+            if any(s.name in names for s in signed.note.signatures):
+                unpinned.append(Statement(str(path), signed, receipt))
+            else:
+                ignored.append(f"ignored {path}: not signed under the log's name ({e})")
             continue
         statements.append(Statement(str(path), signed, receipt))
-    return statements, ignored
+    return statements, unpinned, ignored
 
 
 def verify_receipts(
@@ -272,10 +229,12 @@ def verify_receipts(
     ``shards``, the records' positions name their shards (domain/sharding.py)
     and each shard's global log is the heads of that shard's records."""
     folder = Path(directory)
-    keys = statement_keys(folder, vkeys)
+    keys, disagreements = statement_keys(folder, vkeys)
     names = {key.name for key in keys}
-    statements, ignored = gather(folder, keys)
+    statements, unpinned, ignored = gather(folder, keys)
     for line in ignored:
+        click.echo(line)
+    for line in disagreements:
         click.echo(line)
     chains: dict[str, list[Record]] = {}
     heads: dict[int, list[bytes]] = {}
@@ -313,13 +272,19 @@ def verify_receipts(
     checked = [s for s in statements if global_of(s.origin) is None or (whole_log and ordered)]
     for skipped in set(statements) - set(checked):
         click.echo(f"not checked: {skipped.source}: the global log needs the whole log")
-    findings = analyse(checked, leaves_of)
+    findings = analyse(checked, leaves_of) + unpinned_keys(unpinned)
     for finding in findings:
         click.echo(finding.report())
     logs = len({s.origin for s in checked})
-    if not findings:
+    if not checked:
+        click.echo(
+            f"nothing proven: no statement under {directory} is signed by the pinned keys "
+            "and checkable against this log"
+        )
+        return len(findings) + len(disagreements) + 1
+    if not findings and not disagreements:
         click.echo(
             f"no misbehaviour: {len(checked)} signed statements of {logs} logs agree with "
             "each other and with the log"
         )
-    return len(findings)
+    return len(findings) + len(disagreements)

@@ -8,7 +8,8 @@ is not their prefix's (a rewritten history). A log that holds fewer leaves
 than a statement (truncated), or leaves whose tree is not the statement's
 (rewritten), contradicts the server's own signature. A receipt's extra
 data (the event's chain value) that the log holds otherwise names the
-event that was changed.
+event that was changed. A statement signed under the log's name by a key
+nobody pinned is a key changed in silence.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class Statement:
 
 @dataclass
 class Finding:
-    kind: str  # fork, rewritten, truncated, missing, bad-receipt
+    kind: str  # fork, rewritten, truncated, missing, bad-receipt, key-change
     origin: str
     message: str
     statements: list[Statement] = field(default_factory=list)
@@ -74,6 +75,22 @@ def analyse(statements: Sequence[Statement], leaves_of: LeavesOf) -> list[Findin
         leaves = leaves_of(origin)
         findings.extend(_against_log(origin, kept, leaves))
     return findings
+
+
+def unpinned_keys(statements: Sequence[Statement]) -> list[Finding]:
+    """Statements signed under the log's name by a key nobody pinned, and
+    that no transition statement hands over to: the log's key changed in
+    silence (``statements``: the caller's, found so)."""
+    return [
+        Finding(
+            "key-change",
+            statement.origin,
+            "signed under the log's name by a key that was not pinned and that no "
+            "transition statement names: a new key in silence, whose history may be another",
+            [statement],
+        )
+        for statement in statements
+    ]
 
 
 def _distinct(kept: Sequence[Statement]) -> list[Statement]:

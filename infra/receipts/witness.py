@@ -19,6 +19,15 @@ signature on a tree that contradicts what it cosigned.
 
 ``GET <prefix>/<sha256(origin) hex>/checkpoint``: the latest checkpoint it
 cosigned for that log, with the log's signature and its cosignature.
+``GET <prefix>/<sha256(origin) hex>/refused``: the signed checkpoints it
+refused as inconsistent with what it cosigned (JSON, the latest
+``REFUSED_SERVED``), so every client can hold them against its own: a
+fork shown to another player is seen by each.
+
+Every answer allows any origin (``Access-Control-Allow-Origin: *``), and
+``OPTIONS`` answers the preflight of a POST with ``Content-Type``, so a web
+page can read what the witness cosigned and gossip to it: the witness
+holds no secret and no session, so nothing is exposed by it.
 """
 
 from __future__ import annotations
@@ -41,6 +50,13 @@ from domain.transparency.note import NoteError, Signer, Verifier, b64decode, ope
 
 MAX_BODY = 64 * 1024
 MAX_PROOF = 63
+REFUSED_SERVED = 100  # the latest refused checkpoints served per log
+CORS = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+    "Access-Control-Allow-Headers": "Content-Type",
+    "Access-Control-Max-Age": "600",
+}
 
 
 class Refusal(Exception):
@@ -114,6 +130,18 @@ class WitnessStore:
         path = self.directory / "evidence" / name
         write_atomically(path, f"# refused: {reason}\n{body}")
         return path
+
+    def refused(self, origin: str) -> list[dict[str, str]]:
+        """The latest checkpoints of ``origin`` refused as inconsistent,
+        newest last: each the signed checkpoint and why."""
+        found = []
+        paths = sorted((self.directory / "evidence").glob(f"*-{origin_hash(origin)[:16]}.txt"))
+        for path in paths[-REFUSED_SERVED:]:
+            text = path.read_text(encoding="utf-8")
+            head, _, body = text.partition("\n")
+            _, _, checkpoint = body.partition("\n\n")
+            found.append({"reason": head.removeprefix("# refused: "), "checkpoint": checkpoint})
+        return found
 
 
 def parse_request(body: str) -> tuple[int, list[bytes], str]:
@@ -198,17 +226,28 @@ class Witness:
             self.store.keep(point.origin, Latest(point.size, point.root, cosigned))
         return signature.line()
 
+    def origin_of(self, hashed: str) -> str | None:
+        """The followed log whose origin hashes to ``hashed``."""
+        return next((o for o in self.logs if origin_hash(o) == hashed), None)
+
     def checkpoint(self, hashed: str) -> str | None:
-        for origin in self.logs:
-            if origin_hash(origin) == hashed:
-                latest = self.store.latest(origin)
-                return None if latest is None else latest.note
-        return None
+        origin = self.origin_of(hashed)
+        latest = None if origin is None else self.store.latest(origin)
+        return None if latest is None else latest.note
 
 
 def create_witness_app(witness: Witness) -> Flask:
     app = Flask("opus-witness")
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+
+    @app.after_request
+    def cors(response: Response) -> Response:
+        response.headers.update(CORS)
+        return response
+
+    @app.route("/add-checkpoint", methods=["OPTIONS"])
+    def preflight() -> Response:
+        return Response(status=204)
 
     @app.post("/add-checkpoint")
     def add() -> Response:
@@ -229,6 +268,14 @@ def create_witness_app(witness: Witness) -> Flask:
         if note is None:
             return Response("no checkpoint cosigned for that log\n", 404, mimetype="text/plain")
         return Response(note, 200, mimetype="text/plain")
+
+    @app.get("/<hashed>/refused")
+    def refused(hashed: str) -> Response:
+        origin = witness.origin_of(hashed)
+        if origin is None:
+            return Response("this witness does not follow that log\n", 404, mimetype="text/plain")
+        body = json.dumps({"origin": origin, "refused": witness.store.refused(origin)})
+        return Response(body, 200, mimetype="application/json")
 
     @app.get("/")
     def about() -> Response:

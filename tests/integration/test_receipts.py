@@ -32,12 +32,19 @@ from domain.bots import BOTS
 from domain.chain import GENESIS, event_record, next_chain, sealed_payload
 from domain.disclosure import hidden_fields
 from domain.transparency.formats import Checkpoint, SignedCheckpoint, TlogProof
-from domain.transparency.logs import aggregate_origin, aggregate_verifier, chain_leaf, head_leaf
+from domain.transparency.logs import (
+    aggregate_origin,
+    aggregate_signer,
+    aggregate_verifier,
+    chain_leaf,
+    head_data,
+    head_leaf,
+)
 from domain.transparency.merkle import EMPTY_ROOT, Tree, leaf_hash, verify_consistency
 from domain.transparency.note import COSIGNATURE_V1, Signer, Verifier, b64, open_note
 from infra.eventlog import game_records, read_records
 from infra.receipts.globallog import MemoryGlobalStore, Sequencer, open_global_store
-from infra.receipts.keeper import Corrupted, Keeper, Misbehaviour, Refused
+from infra.receipts.keeper import Corrupted, Keeper, LogId, Misbehaviour, Refused
 from infra.receipts.witness import Witness, WitnessStore, create_witness_app, origin_hash
 from tests.apps import embedded_app
 
@@ -445,77 +452,122 @@ def test_checkpoints_are_published_every_second_while_moves_are_made_and_cosigne
 # ---- a client's kept receipts --------------------------------------------------------------
 
 
-def test_a_client_keeps_checks_and_tells_its_own_corruption_apart(
+class Witnessed:
+    """The service (its publisher asking a witness to cosign) and the
+    witness, each served on a port of its own, in this process."""
+
+    def __init__(self, folder: Path, monkeypatch: pytest.MonkeyPatch, signer: Signer) -> None:
+        self.signer = signer
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "receipts.key").write_text(signer.to_text())
+        monkeypatch.setenv("OPUS_RECEIPTS_KEY_FILE", str(folder / "receipts.key"))
+        self.cosigner = Signer.generate("witness.test", COSIGNATURE_V1)
+        self.store = WitnessStore(folder / "witness")
+        self.witness = Served(
+            create_witness_app(Witness(self.cosigner, [signer.verifier], self.store))
+        )
+        monkeypatch.setenv("OPUS_RECEIPTS_WITNESSES", f"{self.witness.url} {self.cosigner.vkey()}")
+        monkeypatch.setenv("OPUS_RATE_LIMIT", "0")
+        self.app = embedded_app(folder / "service", run_projections=False)
+        self.served = Served(self.app)
+        self.url = self.served.url
+
+    @property
+    def witness_flag(self) -> str:
+        return f"{self.witness.url} {self.cosigner.vkey()}"
+
+    def close(self) -> None:
+        self.served.close()
+        self.app.extensions["opus"].close()
+        self.witness.close()
+
+
+@pytest.fixture
+def witnessed_service(
+    tmp_path: Path, key_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Witnessed]:
+    service = Witnessed(tmp_path, monkeypatch, Signer.generate("opus.test"))
+    yield service
+    service.close()
+
+
+def receipts_cli(*args: str) -> Any:
+    return CliRunner().invoke(main, ["receipts", *args])
+
+
+def test_a_client_pins_its_trust_demands_a_fresh_witness_quorum_and_keeps_the_proof(
+    witnessed_service: Witnessed, tmp_path: Path
+) -> None:
+    service = witnessed_service
+    game, receipts = play(service.app.test_client(), 3)
+    store = tmp_path / "kept"
+    base = ["--server", service.url, "--store", str(store)]
+    first = receipts_cli("keep", *base, "--log", str(game))
+    assert first.exit_code == 0, first.output
+    # the trust pinned at first use is shown: the log's key, the witness, quorum, freshness
+    assert "trust pinned at first use" in first.output
+    assert service.signer.vkey() in first.output and service.cosigner.vkey() in first.output
+    assert "quorum:           1 of 1" in first.output and "at most 600 s old" in first.output
+    trust = json.loads((store / "trust.json").read_text())
+    assert trust["log"] == service.signer.vkey() and trust["quorum"] == 1
+    assert "witnessed by witness.test" in first.output
+    # the game's head is kept proven in a checkpoint the witness cosigned
+    (proof_file,) = (store / "receipts").glob("*-in-global.tlog-proof")
+    proof = TlogProof.parse(proof_file.read_text())
+    open_note(proof.checkpoint.encode(), [service.cosigner.verifier])
+    last = game_records(opus(service.app), game)[-1]
+    assert proof.extra == head_data(game, last.version, last.chain)
+    proof.verify_leaf(head_leaf(game, last.version, last.chain))
+    (tmp_path / "r.tlog-proof").write_text(receipts[-1])
+    with_receipt = receipts_cli("keep", *base, "--receipt", str(tmp_path / "r.tlog-proof"))
+    assert with_receipt.exit_code == 0, with_receipt.output
+    checked = receipts_cli("check", *base)
+    assert checked.exit_code == 0 and "consistent" in checked.output, checked.output
+    # the person sets the freshness bound; a witness they do not trust cannot make up a quorum
+    stranger = Signer.generate("stranger.test", COSIGNATURE_V1)
+    other = receipts_cli("check", *base, "--witness", f"{service.witness.url} {stranger.vkey()}")
+    assert other.exit_code == 3, other.output
+    assert "NOT PROVEN" in other.output and "0 of the 1 trusted witnesses" in other.output
+    assert not list((store / "evidence").iterdir())  # not proven is no misbehaviour
+
+
+def test_without_a_witness_the_client_refuses_and_says_what_is_missing(
     served: Served, app: Flask, tmp_path: Path
 ) -> None:
-    client = app.test_client()
-    game, receipts = play(client, 3)
-    runner = CliRunner()
-    store = tmp_path / "kept"
-    base = ["--server", served.url, "--store", str(store)]
-    kept = runner.invoke(main, ["receipts", "keep", *base, "--log", str(game)])
-    assert kept.exit_code == 0, kept.output
-    play_more = client.get(f"/games/{game}")  # the game goes on
-    del play_more
-    (tmp_path / "r.tlog-proof").write_text(receipts[-1])
-    with_receipt = runner.invoke(
-        main, ["receipts", "keep", *base, "--receipt", str(tmp_path / "r.tlog-proof")]
-    )
-    assert with_receipt.exit_code == 0, with_receipt.output
-    assert list((store / "receipts").glob("*.tlog-proof"))
-    checked = runner.invoke(main, ["receipts", "check", *base])
-    assert checked.exit_code == 0 and "consistent" in checked.output
-    # the store's own file damaged: said so, set aside, exit 4, no evidence
-    (kept_file,) = (store / "logs").glob("*.checkpoint")
+    game, _ = play(app.test_client(), 2)
+    base = ["--server", served.url, "--store", str(tmp_path / "kept")]
+    refused = receipts_cli("keep", *base, "--log", str(game))
+    assert refused.exit_code == 2
+    assert "no witness to trust" in refused.output and "Traceback" not in refused.output
+    assert not (tmp_path / "kept" / "trust.json").exists()
+    # quorum 0 is the person's choice, said back with its warning
+    alone = receipts_cli("keep", *base, "--log", str(game), "--quorum", "0")
+    assert alone.exit_code == 0, alone.output
+    assert "WARNING: quorum 0" in alone.output
+
+
+def test_a_client_tells_its_own_corruption_apart(
+    witnessed_service: Witnessed, tmp_path: Path
+) -> None:
+    service = witnessed_service
+    game, _ = play(service.app.test_client(), 2)
+    base = ["--server", service.url, "--store", str(tmp_path / "kept")]
+    assert receipts_cli("keep", *base, "--log", str(game)).exit_code == 0
+    kept_file = tmp_path / "kept" / "logs" / f"log-{game}.checkpoint"
     kept_file.write_text(kept_file.read_text()[:40])
-    damaged = runner.invoke(main, ["receipts", "check", *base])
-    assert damaged.exit_code == 4
+    damaged = receipts_cli("check", *base)
+    assert damaged.exit_code == 4, damaged.output
     assert "LOCAL STORE CORRUPTED" in damaged.output and "MISBEHAVIOUR" not in damaged.output
     assert not kept_file.exists() and kept_file.with_suffix(".corrupt").exists()
-    assert not list((store / "evidence").iterdir())
+    assert not list((tmp_path / "kept" / "evidence").iterdir())
 
 
-def test_a_checkpoint_signed_with_a_rotated_out_key_is_refused(
-    tmp_path: Path, key_file: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    old = Signer.generate("opus.test")
-    key_file.write_text(old.to_text())
-    first = embedded_app(tmp_path, run_projections=False)
-    served = Served(first)
-    keeper = Keeper(tmp_path / "kept", served.url)
-    try:
-        game, _ = play(first.test_client(), 2)
-        keeper.keep_latest(str(game), keeper.keys())
-    finally:
-        served.close()
-        first.extensions["opus"].close()
-    # rotation: a new key, the transition to it, the old one retired
-    new = Signer.generate("opus.test")
-    rotated = tmp_path / "rotated.key"
-    rotated.write_text(new.to_text())
-    rotate = ["receipts", "rotate", "--old", str(key_file), "--new", str(rotated)]
-    assert CliRunner().invoke(main, rotate).exit_code == 0  # the transition, signed by both
-    retired = tmp_path / "retired"
-    retired.write_text(f"{old.vkey()} 2026-12-01T00:00:00+00:00\n")
-    monkeypatch.setenv("OPUS_RECEIPTS_KEY_FILE", str(rotated))
-    monkeypatch.setenv("OPUS_RECEIPTS_RETIRED_KEYS", str(retired))
-    second = embedded_app(tmp_path, run_projections=False)
-    served = Served(second)
-    try:
-        keeper = Keeper(tmp_path / "kept", served.url)
-        keys = keeper.keys()
-        assert [k.vkey() for k in keys.current] == [new.vkey()]
-        # the kept checkpoint (old key) still reads; the new one is taken
-        keeper.keep_latest(str(game), keys)
-        # whoever holds the retired key signs a checkpoint: refused
-        tree = Tree(chain_leaf(r.chain) for r in game_records(opus(second), game))
-        point = Checkpoint(aggregate_origin("opus.test", game), tree.size, tree.root())
-        forged = old.sign_note(point.text()).encode()
-        with pytest.raises(Refused, match="retired at 2026-12-01"):
-            keeper.take(forged, keys)
-    finally:
-        served.close()
-        second.extensions["opus"].close()
+def test_a_bad_receipt_file_is_said_in_words(witnessed_service: Witnessed, tmp_path: Path) -> None:
+    base = ["--server", witnessed_service.url, "--store", str(tmp_path / "kept")]
+    (tmp_path / "bad.tlog-proof").write_text("c2sp.org/tlog-proof@v1\nindex x\n\nnothing\n")
+    bad = receipts_cli("keep", *base, "--receipt", str(tmp_path / "bad.tlog-proof"))
+    assert bad.exit_code == 2, bad.output
+    assert "not a receipt" in bad.output and "Traceback" not in bad.output
 
 
 # ---- the attacks, proven by opus verify --receipts ------------------------------------
@@ -678,28 +730,92 @@ def test_a_fork_shown_to_two_players_is_caught(a_game: Any, tmp_path: Path) -> N
     assert result.output.count("--- signed statement") >= 2
 
 
-def test_a_client_shown_a_fork_proves_it(
-    served: Served, app: Flask, tmp_path: Path, key_file: Path
-) -> None:
+def test_a_client_shown_a_fork_proves_it(witnessed_service: Witnessed, tmp_path: Path) -> None:
     """The keeper holds the real checkpoint; the server then shows it
     another tree of the same size: two signed statements, kept as evidence."""
-    game, _ = play(app.test_client(), 4)
-    keeper = Keeper(tmp_path / "kept", served.url)
+    service = witnessed_service
+    game, _ = play(service.app.test_client(), 4)
+    keeper = Keeper(tmp_path / "kept", service.url)
     keys = keeper.keys()
-    keeper.keep_latest(str(game), keys)
-    signer = Signer.from_text(key_file.read_text())
-    kept = keeper.kept(aggregate_origin("opus.test", game), keys)
+    keeper.keep_log(game, keys)
+    log = LogId(aggregate=game)
+    kept = keeper.kept(log, keys)
     assert kept is not None
     other = Checkpoint(kept.checkpoint.origin, kept.checkpoint.size, EMPTY_ROOT)
+    signer = aggregate_signer(service.signer, other.origin)
     shown = keeper.take(signer.sign_note(other.text()).encode(), keys)
     with pytest.raises(Misbehaviour) as caught:
-        keeper.check(shown, keys)
-    assert f"two roots signed for size {kept.checkpoint.size}" in caught.value.message
+        keeper.check(log, shown, keys, now=True)
+    assert caught.value.kind == "fork"
+    assert f"two different histories of the same {kept.checkpoint.size}" in caught.value.message
     assert len(caught.value.statements) == 2
-    assert list((tmp_path / "kept" / "evidence").iterdir())
+    assert caught.value.kept is not None and caught.value.kept.exists()
+    keeper.path_of(log).write_text("not a note")
     with pytest.raises(Corrupted):
-        (keeper.path_of(kept.checkpoint.origin)).write_text("not a note")
-        keeper.kept(kept.checkpoint.origin, keys)
+        keeper.kept(log, keys)
+
+
+def test_a_new_key_is_taken_only_through_its_transition(
+    tmp_path: Path, key_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The operator rotates the key with ``opus receipts rotate``: the client
+    follows the transition; a checkpoint signed with the handed-over key is
+    refused after it."""
+    old = Signer.generate("opus.test")
+    first = Witnessed(tmp_path / "one", monkeypatch, old)
+    store = tmp_path / "kept"
+    try:
+        game, _ = play(first.app.test_client(), 2)
+        kept = receipts_cli(
+            "keep", "--server", first.url, "--store", str(store), "--log", str(game)
+        )
+        assert kept.exit_code == 0, kept.output
+        witness_url, cosigner = first.witness.url, first.cosigner
+    finally:
+        first.served.close()
+        first.app.extensions["opus"].close()
+    new = Signer.generate("opus.test")
+    rotated = tmp_path / "one" / "rotated.key"
+    rotated.write_text(new.to_text())
+    rotate = ["receipts", "rotate", "--old", str(tmp_path / "one" / "receipts.key")]
+    done = CliRunner().invoke(main, [*rotate, "--new", str(rotated)])
+    assert done.exit_code == 0, done.output
+    monkeypatch.setenv("OPUS_RECEIPTS_KEY_FILE", str(rotated))
+    monkeypatch.setenv(
+        "OPUS_RECEIPTS_TRANSITIONS", str(tmp_path / "one" / "receipts-transitions.json")
+    )
+    second = embedded_app(tmp_path / "one" / "service", run_projections=False)
+    served = Served(second)
+    try:
+        keeper = Keeper(store, served.url)
+        # the witness follows the new key too (its operator gave it the new vkey)
+        first.witness.close()
+        follows = Witness(cosigner, [old.verifier, new.verifier], first.store)
+        again = make_server(
+            "127.0.0.1",
+            int(witness_url.rsplit(":", 1)[1]),
+            create_witness_app(follows),
+            threaded=True,
+        )
+        threading.Thread(target=again.serve_forever, daemon=True).start()
+        try:
+            keys = keeper.keys()
+            assert keys.current == new.verifier
+            assert any("handed over by 1 statement" in line for line in keys.said)
+            trust = json.loads((store / "trust.json").read_text())
+            assert trust["log"] == new.vkey() and trust["previous"][0]["vkey"] == old.vkey()
+            # whoever holds the handed-over key signs a checkpoint: refused
+            tree = Tree(chain_leaf(r.chain) for r in game_records(opus(second), game))
+            point = Checkpoint(aggregate_origin("opus.test", game), tree.size, tree.root())
+            forged = aggregate_signer(old, point.origin).sign_note(point.text()).encode()
+            with pytest.raises(Refused, match="handed over before"):
+                keeper.take(forged, keys)
+        finally:
+            again.shutdown()
+            again.server_close()
+    finally:
+        served.close()
+        second.extensions["opus"].close()
 
 
 # ---- a receipt never fails a saved command; PostgreSQL, several appenders -----------------

@@ -299,7 +299,7 @@ def test_a_game_rewritten_in_one_shards_store_is_caught_by_verify_receipts(
     store = tmp_path / "ada"
     try:
         runner = CliRunner()
-        kept_args = ["receipts", "keep", "--server", served.url, "--log", "global"]
+        kept_args = ["receipts", "keep", "--server", served.url, "--log", "global", "--quorum", "0"]
         kept_args += ["--store", str(store)]
         kept = runner.invoke(main, kept_args, env=receipts_env)
         assert kept.exit_code == 0, kept.output
