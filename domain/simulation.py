@@ -14,6 +14,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 from uuid import UUID
 
 from domain.application import Opus
@@ -140,14 +141,25 @@ def simulate_tournament(
     teams: int = 0,
     constraints: int = 0,
     cut: int | None = None,
+    **settings: Any,
 ) -> TournamentRun:
     """Play a tournament of ``players`` bots over ``rounds`` Swiss rounds
     (then the cut of ``cut`` tables, T12, when named); after each round each
     active player drops with probability ``drop_rate``. ``teams``: the
     players registered in that many teams, in turn (T11.1); ``constraints``:
-    that many pairs, drawn with the seed, that must not share a table."""
+    that many pairs, drawn with the seed, that must not share a table;
+    ``settings``: T1.1's others (``sizes``, ``weight``, ``procedure``), as
+    the tournament's creation takes them."""
     run = enter_tournament(
-        app, players, rounds, seed, rules, teams=teams, constraints=constraints, cut=cut
+        app,
+        players,
+        rounds,
+        seed,
+        rules,
+        teams=teams,
+        constraints=constraints,
+        cut=cut,
+        **settings,
     )
     play_on(app, run, bot, drop_rate)
     return run
@@ -163,13 +175,20 @@ def enter_tournament(
     teams: int = 0,
     constraints: int = 0,
     cut: int | None = None,
+    **settings: Any,
 ) -> TournamentRun:
     """Create the tournament and register ``players`` bots (bot n in team
     ``n mod teams`` when there are teams); record the constraints."""
     secret = hashlib.sha256(f"opus-tournament-secret:{seed}".encode()).digest()
     organiser = Caller(token_hash(ORGANISER))
     created = app.tournaments.create(
-        f"Simulated {seed}", caller=organiser, rules=rules, rounds=rounds, secret=secret, cut=cut
+        f"Simulated {seed}",
+        caller=organiser,
+        rules=rules,
+        rounds=rounds,
+        secret=secret,
+        cut=cut,
+        **settings,
     )
     tournament_id = created.aggregate_id
     for number in range(1, players + 1):

@@ -68,29 +68,38 @@ def opened() -> Iterator[Opus]:
         app.close()
 
 
-@tournament.command()
-@click.option("--name", required=True)
-@click.option("--draw", default="five", show_default=True, type=click.Choice(DRAW_VARIANTS))
-@click.option("--guild/--no-guild", default=True, show_default=True)
-@click.option("--tables", default="3/4/5", show_default=True, help="min/preferred/max (T1.1).")
-@click.option("--weight", default=6, show_default=True, type=int, help="T4.2's W.")
-@click.option("--late-until", default=1, show_default=True, type=int, help="T2.3's L.")
-@click.option("--time-limit", default=None, type=int, help="Seconds per round (T8.1).")
-@click.option("--rounds", default=None, type=int, help="Fixed at round 1's pairing if absent.")
-@click.option("--beacon", default="", help="Names the public value round 1 takes (T1.3).")
-@click.option(
+# T1.1's settings that `create` and `simulate` both take
+TABLES = click.option(
+    "--tables", default="3/4/5", show_default=True, help="min/preferred/max (T1.1)."
+)
+WEIGHT = click.option("--weight", default=6, show_default=True, type=int, help="T4.2's W.")
+PROCEDURE = click.option(
     "--procedure",
     default=REGROUP_1,
     show_default=True,
     type=click.Choice(PROCEDURES),
     help="The pairing procedure (T4.2, T4.2b).",
 )
-@click.option(
+CUT = click.option(
     "--cut",
     default=None,
     type=click.IntRange(1, max(CUT_TABLES)),
     help="A top cut of k tables after the Swiss rounds (T12.1: 1, 3, 4 or 5).",
 )
+
+
+@tournament.command()
+@click.option("--name", required=True)
+@click.option("--draw", default="five", show_default=True, type=click.Choice(DRAW_VARIANTS))
+@click.option("--guild/--no-guild", default=True, show_default=True)
+@TABLES
+@WEIGHT
+@click.option("--late-until", default=1, show_default=True, type=int, help="T2.3's L.")
+@click.option("--time-limit", default=None, type=int, help="Seconds per round (T8.1).")
+@click.option("--rounds", default=None, type=int, help="Fixed at round 1's pairing if absent.")
+@click.option("--beacon", default="", help="Names the public value round 1 takes (T1.3).")
+@PROCEDURE
+@CUT
 @ACCOUNT_KEY
 def create(
     name: str,
@@ -191,7 +200,8 @@ def constrain(tournament_id: UUID, token: str, players: str, reason: str, by: st
         outcome = app.tournaments.constrain(
             tournament_id, pair_, reason, by, caller=caller(app, token)
         )
-    click.echo(f"players {' and '.join(map(str, pair_))} kept apart; version {outcome.version}")
+    recorded = " and ".join(map(str, sorted(pair_)))  # T11.1: recorded ascending
+    click.echo(f"players {recorded} kept apart; version {outcome.version}")
 
 
 @tournament.command()
@@ -211,7 +221,8 @@ def pair(tournament_id: UUID, token: str, beacon: str | None) -> None:
 def round_lines(state: TournamentState) -> list[str]:
     """The last round as text: its number (and stage, in the cut), each
     table's game and players in seat order, with its shares as recorded
-    (T11.3: repeats Σ m², spread, pairs sharing a team or constrained), and
+    (T11.3: repeats Σ m², spread, pairs sharing a team or constrained seated
+    together), and
     the byes."""
     round_ = state.rounds[-1]
     stage = ""
@@ -224,7 +235,8 @@ def round_lines(state: TournamentState) -> list[str]:
         line = f"table {seat.table}: game {seat.game}: {players}"
         if seat.shares:
             shares = {k: _number(exact.parse(v)) for k, v in seat.shares.items()}
-            line += f" (repeats {shares['a']}, spread {shares['b']}, kept apart {shares['c']})"
+            together = shares["c"]  # (c) counts the pairs seated together (T11.2)
+            line += f" (repeats {shares['a']}, spread {shares['b']}, seated together {together})"
         lines.append(line)
     if round_.byes:
         lines.append("byes: " + ", ".join(state.registration(p).name for p in round_.byes))
@@ -353,12 +365,10 @@ def standings(tournament_id: UUID) -> None:
     type=click.IntRange(min=0),
     help="T11.1: N pairs, drawn with the seed, kept apart.",
 )
-@click.option(
-    "--cut",
-    default=None,
-    type=click.IntRange(1, max(CUT_TABLES)),
-    help="T12: a top cut of k tables after the Swiss rounds.",
-)
+@CUT
+@TABLES
+@WEIGHT
+@PROCEDURE
 def simulate(
     players: int,
     rounds: int,
@@ -368,6 +378,9 @@ def simulate(
     teams: int,
     constraints: int,
     cut: int | None,
+    tables: str,
+    weight: int,
+    procedure: str,
 ) -> None:
     """Play a whole tournament of bots into the configured store; print the
     final standings (and the final ranking, with a cut), the tournament's
@@ -386,6 +399,9 @@ def simulate(
             teams=teams,
             constraints=constraints,
             cut=cut,
+            sizes=_sizes(tables),
+            weight=weight,
+            procedure=procedure,
         )
         state = app.tournaments.get(run.tournament).state
     elapsed = time.perf_counter() - started

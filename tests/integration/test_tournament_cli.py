@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -144,12 +145,45 @@ def test_T11_1_T12_an_organiser_names_teams_a_constraint_and_a_cut(tmp_path: Pat
     same = invoke(tmp_path, "constrain", *by_organiser, "--players", "3,3", "--reason", "x")
     assert same.exit_code == 1 and "T11.1" in same.output
     kept = invoke(tmp_path, "constrain", *by_organiser, "--players", "4,3", "--reason", "siblings")
-    assert kept.exit_code == 0 and "players 4 and 3 kept apart" in kept.output
+    assert kept.exit_code == 0 and "players 3 and 4 kept apart" in kept.output  # T11.1: ascending
     paired = invoke(tmp_path, "pair", *by_organiser)
     assert paired.exit_code == 0, paired.output
     tables = re.findall(
-        r"^table \d: game \S+: (.*) \(repeats 0, spread 0, kept apart 0\)$", paired.output, re.M
+        r"^table \d: game \S+: (.*) \(repeats 0, spread 0, seated together 0\)$",
+        paired.output,
+        re.M,
     )
     assert len(tables) == 2  # P1 and P2 (one team) apart, P3 and P4 apart: (c) = 0 at both
     late = invoke(tmp_path, "constrain", *by_organiser, "--players", "1,5", "--reason", "late")
     assert late.exit_code == 1 and "T11.1" in late.output
+
+
+def test_T1_1_simulate_takes_the_procedure_the_table_sizes_and_the_weight(tmp_path: Path) -> None:
+    """`--procedure swap-1 --tables 2/3/3 --weight 2`: the tournament records
+    them (T1.1) and pairs by them (tables of 2 or 3, T3.1), and verifies."""
+    result = invoke(
+        tmp_path,
+        *("simulate", "--players", "8", "--rounds", "2", "--bot", "random"),
+        *("--procedure", "swap-1", "--tables", "2/3/3", "--weight", "2"),
+    )
+    assert result.exit_code == 0, result.output
+    found = re.search(r"^tournament: (\S+)$", result.output, re.M)
+    assert found is not None
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "e.db")}
+    exported = CliRunner().invoke(main, ["export", "--tournament", found.group(1)], env=env)
+    assert exported.exit_code == 0, exported.output
+    created = next(
+        json.loads(line) for line in exported.output.splitlines() if '"TournamentCreated"' in line
+    )
+    payload = created["payload"]
+    assert payload["procedure"] == "swap-1" and payload["weight"] == 2
+    assert payload["tables"] == {"min": 2, "preferred": 3, "max": 3}
+    paired = [
+        json.loads(line)["payload"]
+        for line in exported.output.splitlines()
+        if "RoundPaired" in line
+    ]
+    assert {p["procedure"] for p in paired} == {"swap-1"}
+    assert {len(t["players"]) for p in paired for t in p["tables"]} <= {2, 3}
+    bad = invoke(tmp_path, "simulate", "--players", "8", "--tables", "4/3/5")
+    assert bad.exit_code != 0 and "must satisfy 2 ≤ min ≤ preferred ≤ max ≤ 5" in bad.output

@@ -146,7 +146,9 @@ def test_T11_3_each_table_says_its_repeats_its_spread_and_its_unavoidable_pairs(
                     for p, q in apart
                 )
                 if r["stage"] == "swiss":
-                    assert text_of(html.escape(say("r4_conflicts", lang, pairs=said))) in block
+                    c = len(apart)
+                    left = say("r4_conflicts", lang, pairs=said, c=c)
+                    assert text_of(html.escape(left)) in block
                 else:  # T12.1: no search runs at a cut table, the pairs are listed
                     cut_said = say("r4_cut_conflicts", lang, pairs=said)
                     assert text_of(html.escape(cut_said)) in block
@@ -164,6 +166,59 @@ def test_T11_3_each_table_says_its_repeats_its_spread_and_its_unavoidable_pairs(
     assert explained == len(blocks) == sum(len(r["tables"]) for r in doc["rounds_paired"])
     assert [r["stage"] for r in doc["rounds_paired"]] == ["swiss", "swiss", "semifinal", "final"]
     assert cut_tables_with_pairs  # three teams of 13: a cut table seats teammates
+
+
+def test_T11_3_each_tables_repeats_in_the_view_are_its_pairs_earlier_rounds_only(
+    app: Flask,
+) -> None:
+    """The view's ``repeats`` (the pairs at a table who met before, and m,
+    how many earlier rounds they shared a table): held to the recorded
+    rounds read here, not to a rebuild by the view's own code. A round's own
+    table is never counted as a meeting (round 1's tables repeat nothing)."""
+    tournament, after = simulated(app)
+    doc = Browser(app).get(f"/tournaments/{tournament}", after=after).json["data"]
+    earlier: list[list[list[int]]] = []
+    for r in doc["rounds_paired"]:
+        for table in r["tables"]:
+            players = sorted(table["players"])
+            expected = []
+            for i, p in enumerate(players):
+                for q in players[i + 1 :]:
+                    m = sum(1 for tables in earlier for t in tables if p in t and q in t)
+                    if m:
+                        expected.append([p, q, m])
+            assert table["repeats"] == expected, (r["round"], table["table"])
+        earlier.append([t["players"] for t in r["tables"]])
+    assert not any(t["repeats"] for t in doc["rounds_paired"][0]["tables"])
+    assert any(t["repeats"] for r in doc["rounds_paired"][1:] for t in r["tables"])
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_T11_3_a_pair_left_at_a_table_is_left_by_the_procedure_never_unavoidable(
+    app: Flask, lang: str
+) -> None:
+    """P2's tournament (`opus tournament simulate --players 40 --rounds 2
+    --teams 4 --cut 3 --seed 21`): round 1 leaves teammates at two tables,
+    which one exchange would split; the page says the procedure left them,
+    with the table's share of (c), and never calls them unavoidable."""
+    run = simulate_tournament(opus(app), 40, 2, "random", seed=21, teams=4, cut=3)
+    tournament, after = str(run.tournament), head(app)
+    browser = Browser(app)
+    browser.client.set_cookie("opus_lang", lang)
+    page = browser.page(f"/tournament/{tournament}", after=after)
+    doc = browser.get(f"/tournaments/{tournament}", after=after).json["data"]
+    blocks = why_blocks(page)
+    left = [t for t in doc["rounds_paired"][0]["tables"] if t["kept_apart"]]
+    assert len(left) >= 2
+    for table in left:
+        block = text_of(blocks[table["game"]])
+        opening = say("r4_conflicts", lang).split("{")[0]
+        assert opening in block
+        share = table["shares"]["c"].split("/")[0]
+        assert share == str(len(table["kept_apart"]))
+        assert f"(c): {share})" in block
+    for word in ("Unavoidable", "unavoidable", "не удалось избежать"):
+        assert word not in page
 
 
 # ---- the cut as a bracket of tables (T12) ------------------------------------------------------

@@ -346,3 +346,43 @@ def test_T11_2_a_constrained_pair_and_teams_through_the_service_are_the_oracles(
         run.t.pair(run.id, caller=Caller(ORGANISER))
         run.play_round()
     assert held_to_the_oracle(str(run.id), run.events(), secret) == 3
+
+
+# ---- every procedure, every table-size setting ---------------------------------------
+
+SETTINGS = [
+    (low, preferred, high)
+    for low in range(2, 6)
+    for preferred in range(low, 6)
+    for high in range(preferred, 6)
+]  # T1.1: 2 ≤ min ≤ preferred ≤ max ≤ 5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("procedure", ["swap-1", "regroup-1"])
+@pytest.mark.parametrize("sizes", SETTINGS, ids=lambda s: "/".join(map(str, s)))
+def test_T4_T11_T12_every_procedure_and_table_size_setting_is_the_oracles(
+    procedure: str, sizes: tuple[int, int, int]
+) -> None:
+    """`opus tournament simulate --procedure --tables --weight`'s tournament
+    (domain/simulation.py): eleven random bots in two teams, a constraint,
+    two Swiss rounds and a cut of one table, under each procedure and each
+    table-size setting T1.1 allows; every pairing, share and the ranking
+    are the oracle's, and the export verifies."""
+    from domain.simulation import simulate_tournament
+
+    app = Opus(env=POPO)
+    seed = sum(sizes) * 2 + (procedure == "swap-1")
+    run = simulate_tournament(
+        app, 11, 2, "random", seed, teams=2, constraints=1, cut=1,
+        sizes=sizes, weight=3, procedure=procedure,
+    )  # fmt: skip
+    records, games = tournament_records(app, run.tournament)
+    created = records[0].payload or {}
+    assert (created["procedure"], created["weight"]) == (procedure, 3)
+    assert [created["tables"][k] for k in ("min", "preferred", "max")] == list(sizes)
+    events = [(r.type, dict(r.payload or {})) for r in records]
+    secret = bytes.fromhex(str(events[0][1]["secret"]))
+    assert held_to_the_oracle(str(run.tournament), events, secret) >= 2
+    verdict = verify_tournament(records, games)
+    assert verdict.ok and verdict.judged, verdict.reason

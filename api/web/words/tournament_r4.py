@@ -43,11 +43,12 @@ WORDS: dict[str, tuple[str, str]] = {
         "Здесь нет ни товарищей по команде, ни разведённых организатором пар.",
     ),
     "r4_conflicts": (
-        "Unavoidable here: {pairs}. The pairing is a local search (T11.2): it found no "
-        "exchange that splits them without another such pair; the record shows it.",
-        "Здесь не удалось избежать: {pairs}. Рассадка — локальный поиск (T11.2): она не "
-        "нашла обмена, который разделил бы их, не сведя другую такую пару; запись это "
-        "показывает.",
+        "Left at this table by the procedure: {pairs} (its share of (c): {c}). The procedure "
+        "compares tables at most three apart (T11.3), so another split may avoid them; "
+        "the record shows what it reached.",
+        "Процедура оставила за этим столом: {pairs} (его доля в (c): {c}). Процедура "
+        "сравнивает столы не дальше трёх друг от друга (T11.3), так что другое разбиение "
+        "могло бы их развести; запись показывает, чего она достигла.",
     ),
     "r4_cut_conflicts": (
         "At this table together: {pairs}.",
