@@ -29,6 +29,7 @@ from api.web.i18n import text
 from api.web.pages import PageError, blp, local_path
 from api.web.session import Held, held, signed_in
 from domain.accounts.commands import AccountView
+from domain.application import seat_of
 from domain.errors import OpusError
 
 
@@ -57,24 +58,26 @@ def _named(h: Held) -> Holding | None:
     svc = services()
     views, opus = svc.views, svc.opus
     lang = g.lang
-    if h.kind == "seat":
-        seat = views.seat_of(h.of, h.hash)
-        lobby = views.lobby_game(h.of) or {}
-        if seat is None:
+    if h.kind == "seat":  # read from the game itself, as a command finds a seat
+        try:
+            with opus.reading(h.of) as (state, _):
+                seat = seat_of(state, h.hash)
+                players = list(state.names)
+        except OpusError:  # no such game, or no seat of this token's
             return None
-        players = list(lobby.get("players") or [])
-        name = players[seat] if seat < len(players) else f"#{seat + 1}"
-        words = text("adopt_seat", lang, name=name, players=_players(players))
+        words = text("adopt_seat", lang, name=players[seat], players=_players(players))
         return Holding(h, words, url_for("pages.table", game_id=h.of))
     if h.kind == "organiser":
         if not opus.organises(h.of, h.hash):
             return None
-        tournament = views.tournament(h.of)
-        if tournament is not None:
+        try:
+            with opus.reading(h.of) as (state, _):
+                players = list(state.names)
+        except OpusError:  # not a game: a tournament
+            tournament = views.tournament(h.of) or {}
             words = text("adopt_organiser_tournament", lang, name=tournament.get("name", ""))
             return Holding(h, words, url_for("pages.tournament", tournament_id=h.of))
-        lobby = views.lobby_game(h.of) or {}
-        words = text("adopt_organiser_game", lang, players=_players(lobby.get("players")))
+        words = text("adopt_organiser_game", lang, players=_players(players))
         return Holding(h, words, url_for("pages.table", game_id=h.of))
     if h.kind == "registration":
         try:
