@@ -438,13 +438,10 @@ class Ledger:
     the accounts' holdings (AccountOpened, TokensAdopted: a seat is an
     account's when its token hash is the account's holder hash or a token it
     adopted, from then on), each game's seats and table, each rated game.
-
-    ``claimed``: which account held each rated seat, by game, as a ratings
-    record states it (an export carries no account event); the holdings are
-    then not looked at."""
+    An export's holdings (domain/seat_holdings.py) are fed as the
+    TokensAdopted they stand for."""
 
     params: Parameters = PARAMETERS
-    claimed: Mapping[str, Mapping[int, str]] | None = None
     ratings: dict[str, Rating] = field(default_factory=dict)
     played: Counter[str] = field(default_factory=Counter)
     games: list[dict[str, Any]] = field(default_factory=list)  # as RatedGame.to_doc
@@ -460,16 +457,13 @@ class Ledger:
             for token_hash in fields["token_hashes"]:
                 self.holders[token_hash] = key
         elif kind == "PlayerJoined":
-            token_hash = fields.get("token_hash") or ""
-            account = None if self.claimed is not None else self.holders.get(token_hash)
+            account = self.holders.get(fields.get("token_hash") or "")
             self.sittings.setdefault(key, Sitting()).joined(int(fields["player"]), account)
         elif kind == "PlayerLeft":
             if key in self.sittings:
                 self.sittings[key].left(int(fields["player"]))
         elif kind == "GameStarted":
             starting = self.sittings.get(key)
-            if starting is not None and self.claimed is not None:
-                starting.accounts = dict(self.claimed.get(key, {}))
             if starting is not None and not starting.started(fields):
                 del self.sittings[key]
         elif kind in TABLE_EVENTS:
@@ -529,14 +523,6 @@ def history_point(game: Mapping[str, Any], seat: Mapping[str, Any]) -> dict[str,
 
 
 # ---- checking a record ------------------------------------------------------------------
-
-
-def claimed_seats(recorded: Mapping[str, Any]) -> dict[str, dict[int, str]]:
-    """Which account held each rated seat, by game, as a record states it."""
-    return {
-        g["game"]: {int(s["seat"]): s["account"] for s in g["seats"]}
-        for g in recorded.get("games", [])
-    }
 
 
 def differences(

@@ -79,7 +79,8 @@ from domain.ratings import (
     seat_effects,
     shown,
 )
-from domain.sharding import HOME_SHARD, order_key, position_of
+from domain.seat_holdings import Holding
+from domain.sharding import HOME_SHARD, order_key, position_of, shard_position
 from projections.accounts import account_of, hold
 from projections.base import DecodedEvent, EventDecoder, Fields, ViewProjection, on, read_rows
 from projections.merge import HOLDING
@@ -500,21 +501,70 @@ def _across_shards(
     order across shards (``domain.sharding.order_key``; the accounts' events
     are the home shard's), the games rated by ``rate_across_shards``."""
     shards = len(apps)
-    held: dict[str, list[tuple[Key, str]]] = {}  # token hash -> (from, account), in order
-    home = HOME_SHARD
-    for local, kind, key, fields in _log(apps[home], stops[home], HOLDING):
-        at = list(order_key(fields["timestamp"], position_of(home, local, shards), shards))
-        hashes = [fields["holder_hash"]] if kind == "AccountOpened" else fields["token_hashes"]
-        for token_hash in hashes:
-            bisect.insort(held.setdefault(token_hash, []), (at, key), key=_first)
-
-    def holder(token_hash: str, at: Key) -> str | None:
-        holdings = held.get(token_hash, [])
-        index = bisect.bisect_right(holdings, at, key=_first)
-        return holdings[index - 1][1] if index else None
-
+    holder = holder_of(_holdings(apps[HOME_SHARD], stops[HOME_SHARD], shards), shards)
     logs = [_games(app, shard, shards, stops[shard]) for shard, app in enumerate(apps)]
     return rate_across_shards(logs, shards, Ledger(params), holder)
+
+
+def _holdings(app: Application[Any], stop: int | None, shards: int) -> Iterator[Holding]:
+    """The home shard's AccountOpened and TokensAdopted up to ``stop`` (its
+    own notification), as holdings (domain/seat_holdings.py), in log order."""
+    for local, kind, key, fields in _log(app, stop, HOLDING):
+        hashes = [fields["holder_hash"]] if kind == "AccountOpened" else fields["token_hashes"]
+        position = position_of(HOME_SHARD, local, shards)
+        yield Holding(key, position, fields["timestamp"], tuple(hashes))
+
+
+def holder_of(holdings: Iterable[Holding], shards: int) -> Callable[[str, Key], str | None]:
+    """Whose a token hash is at a place in the order across shards: the
+    account whose holding of it is the last at or before that place."""
+    held: dict[str, list[tuple[Key, str]]] = {}  # token hash -> (from, account), in order
+    for holding in holdings:
+        at = list(order_key(holding.timestamp, holding.position, shards))
+        for token_hash in holding.token_hashes:
+            bisect.insort(held.setdefault(token_hash, []), (at, holding.account), key=_first)
+
+    def holder(token_hash: str, at: Key) -> str | None:
+        found = held.get(token_hash, [])
+        index = bisect.bisect_right(found, at, key=_first)
+        return found[index - 1][1] if index else None
+
+    return holder
+
+
+def holdings_of(
+    app: Application[Any] | Sequence[Application[Any]], recorded: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """The holdings an export's ratings line carries (domain/seat_holdings.py):
+    every AccountOpened and TokensAdopted up to the ratings' position (with
+    shards, the view's on the home shard) that made a token hash an
+    account's which took a seat at a game the ratings rate, reduced to
+    those token hashes, in log order."""
+    apps = list(app) if isinstance(app, Sequence) else [app]
+    shards = len(apps)
+    if shards == 1:
+        stops: list[int | None] = [recorded.get("position")]
+    else:
+        stops = [None if p is None else shard_position(p, shards)[1] for p in recorded["positions"]]
+    rated = {game["game"] for game in recorded.get("games", [])}
+    if not rated:
+        return []
+    seated: set[str] = set()
+    for shard, one in enumerate(apps):
+        if stops[shard] is None:
+            continue
+        for _, _, key, fields in _log(one, stops[shard], (PlayerJoined,)):
+            if key in rated and fields.get("token_hash"):
+                seated.add(fields["token_hash"])
+    home = stops[HOME_SHARD]
+    if home is None:
+        return []
+    found = []
+    for holding in _holdings(apps[HOME_SHARD], home, shards):
+        kept = tuple(h for h in holding.token_hashes if h in seated)
+        if kept:
+            found.append(Holding(holding.account, holding.position, holding.timestamp, kept))
+    return [holding.to_doc() for holding in found]
 
 
 def _games(app: Application[Any], shard: int, shards: int, stop: int | None) -> Iterator[GameEvent]:
@@ -527,17 +577,17 @@ def rate_across_shards(
     logs: Iterable[Iterable[GameEvent]],
     shards: int,
     ledger: Ledger,
-    holder: Callable[[str, Key], str | None] | None = None,
+    holder: Callable[[str, Key], str | None],
 ) -> Ledger:
     """Each shard's game events (``logs``, by shard, each in its log's
     order) folded into ``ledger`` as the ratings view folds them: each
     game's sitting in its shard's order, a seat the account's ``holder``
     says held its token at the seat's place in the order across shards
-    (unless ``ledger.claimed`` names it: an export), and the games rated in
-    the order of their GameEnded across shards (``order_key``)."""
+    (``holder_of``), and the games rated in the order of their GameEnded
+    across shards (``order_key``)."""
     ended: list[tuple[Key, RatedGame]] = []
     for log in logs:
-        seating = Ledger(ledger.params, ledger.claimed)  # games on their way, not rated here
+        seating = Ledger(ledger.params)  # games on their way, not rated here
         for position, timestamp, kind, key, fields in log:
             at = list(order_key(timestamp, position, shards))
             if kind == "GameEnded":
@@ -546,7 +596,7 @@ def rate_across_shards(
                 if rated is not None:
                     ended.append((at, rated))
                 continue
-            if kind == "PlayerJoined" and holder is not None:  # whose the seat is, then
+            if kind == "PlayerJoined":  # whose the seat is, then
                 token_hash = fields.get("token_hash") or ""
                 account = holder(token_hash, at)
                 seating.holders = {} if account is None else {token_hash: account}

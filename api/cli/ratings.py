@@ -7,27 +7,21 @@ export that carries the ratings (``opus export --ratings``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import click
 
 from domain.audit import Record
-from domain.ratings import (
-    TOLERANCE,
-    VERSION,
-    Ledger,
-    Parameters,
-    claimed_seats,
-    differences,
-)
+from domain.ratings import TOLERANCE, VERSION, Ledger, Parameters, differences
+from domain.seat_holdings import SHOWN_PROBLEMS, Holding, problems, read_holdings
 from domain.sharding import shard_position
-from infra.bootstrap import log_head, open_views
+from infra.bootstrap import log_head, open_application, open_views
 from infra.settings import Settings
 from infra.shards import shard_apps
 from projections.ports import ViewStoreError
 from projections.queries import Queries
-from projections.ratings import ledger_from_log, rate_across_shards
+from projections.ratings import holder_of, holdings_of, ledger_from_log, rate_across_shards
 
 SHOWN_DIFFERENCES = 5  # differences printed by verify; the count says how many there are
 
@@ -166,27 +160,70 @@ def parameters_of(recorded: Mapping[str, Any]) -> Parameters:
         raise click.ClickException(f"the ratings' parameters cannot be read: {e}") from None
 
 
-def ledger_of_records(recorded: Mapping[str, Any], records: Iterable[Record]) -> Ledger:
+def carried_holdings(recorded: Mapping[str, Any], records: Sequence[Record]) -> list[Holding]:
+    """The holdings an export's ratings line carries (domain/seat_holdings.py),
+    refused (ClickException, naming why) when it carries none, when one is
+    not a holding, or when they cannot be what the accounts' events were:
+    without them the line's accounts would be its word alone."""
+    if "holdings" not in recorded:
+        raise click.ClickException(
+            "the export's ratings name the accounts at the seats but do not bind them to "
+            "the log (no holdings: a line written before they were carried); export the "
+            "ratings again with `opus export --ratings`"
+        )
+    try:
+        holdings = read_holdings(recorded["holdings"])
+    except ValueError as e:
+        raise click.ClickException(f"the export's ratings line: {e}") from None
+    positions = recorded.get("positions") or None
+    found = problems(
+        holdings,
+        (r.position for r in records if r.position is not None),
+        recorded.get("position"),
+        positions,
+    )
+    if found:
+        shown = "; ".join(found[:SHOWN_PROBLEMS])
+        more = f" (and {len(found) - SHOWN_PROBLEMS} more)" if len(found) > SHOWN_PROBLEMS else ""
+        raise click.ClickException(
+            f"the export's ratings line binds seats to accounts falsely: {shown}{more}"
+        )
+    return holdings
+
+
+def ledger_of_records(recorded: Mapping[str, Any], records: Sequence[Record]) -> Ledger:
     """The ratings recomputed from an export's games, up to the record's
-    position, with the accounts it says held each rated seat (an export
-    carries no account's events)."""
-    ledger = Ledger(parameters_of(recorded), claimed=claimed_seats(recorded))
+    position, each seat's account derived from the token hash it was taken
+    with and the holdings the line carries (``carried_holdings``), as on
+    the store from the accounts' events."""
+    holdings = carried_holdings(recorded, records)
+    ledger = Ledger(parameters_of(recorded))
     if recorded.get("positions"):  # with shards: each shard's, its games in order across them
-        return _across_shards(recorded["positions"], records, ledger)
+        return _across_shards(recorded["positions"], records, holdings, ledger)
     stop = recorded.get("position") or 0
-    for record in sorted(records, key=lambda r: r.position or 0):
-        if record.position is None or record.position > stop:
-            continue
-        if record.payload is not None:
-            ledger.feed(record.type, record.aggregate_id, record.payload, record.position)
+    events = [
+        (r.position, r.type, r.aggregate_id, r.payload)
+        for r in records
+        if r.position is not None and r.position <= stop and r.payload is not None
+    ]
+    events.extend(
+        (h.position, "TokensAdopted", h.account, {"token_hashes": list(h.token_hashes)})
+        for h in holdings
+    )
+    for position, kind, key, fields in sorted(events, key=lambda event: event[0]):
+        ledger.feed(kind, key, fields, position)
     return ledger
 
 
 def _across_shards(
-    positions: list[int | None], records: Iterable[Record], ledger: Ledger
+    positions: list[int | None],
+    records: Iterable[Record],
+    holdings: Sequence[Holding],
+    ledger: Ledger,
 ) -> Ledger:
     """An export of several shards: each shard's games up to the view's
-    position in it (``positions``, each naming its shard), rated in the
+    position in it (``positions``, each naming its shard), each seat the
+    account's that held its token hash then (``holder_of``), rated in the
     order the ratings view rates them (``rate_across_shards``)."""
     shards = len(positions)
     stops = [0 if p is None else shard_position(p, shards)[1] for p in positions]
@@ -204,7 +241,7 @@ def _across_shards(
         ]
         for log in logs
     ]
-    return rate_across_shards(events, shards, ledger)
+    return rate_across_shards(events, shards, ledger, holder_of(holdings, shards))
 
 
 def verify_ratings(
@@ -245,19 +282,29 @@ def verify_ratings(
             "FAIL ratings: the file carries no ratings (export them with `opus export --ratings`)"
         ]
     recorded = carried[-1]
-    ledger = ledger_of_records(recorded, records)
     at = f"position {recorded.get('position')}"
     if recorded.get("positions"):  # with shards: the view's in each shard
         at = "positions " + ", ".join(str(p) for p in recorded["positions"])
+    try:
+        ledger = ledger_of_records(recorded, list(records))
+    except click.ClickException as e:
+        return False, [f"FAIL ratings of the export, at {at}: {e.message}"]
     return check_ratings(recorded, ledger, f"of the export, at {at}")
 
 
 def ratings_line(settings: Settings) -> str:
     """The ratings as the view holds them now, as the export's last line:
-    ``{"ratings": {...}}`` (with shards, the view's position in each)."""
+    ``{"ratings": {...}}`` (with shards, the view's position in each), with
+    the holdings that bind its rated seats to their accounts
+    (domain/seat_holdings.py), read from the store up to the same position."""
     store = open_views(settings)
     try:
         recorded = Queries(store, shards=settings.shard_count).ratings_record()
     finally:
         store.close()
+    app = open_application(settings)
+    try:
+        recorded["holdings"] = holdings_of(shard_apps(app), recorded)
+    finally:
+        app.close()
     return json.dumps({"ratings": recorded}, ensure_ascii=False, sort_keys=True)
