@@ -15,6 +15,9 @@ account a seat or registration belongs to. Keys:
 - ``members:<game or tournament>``: the accounts seated or registered
   there, ``{<seat or registration number>: account id}`` (a seat from 0,
   a registration from 1, as the events number them).
+- ``look:<look key>``: the accounts whose names look alike
+  (``look_key``: a hash of domain/confusables.py's ``look``), a list of
+  ids: what a new account's name is checked against (domain/names.py).
 
 Nothing secret is kept: no session, key or passkey, and no token hash.
 
@@ -30,6 +33,7 @@ import hashlib
 from typing import Any
 
 from domain.accounts.events import AccountOpened, Renamed, TokensAdopted
+from domain.confusables import look
 from domain.disclosure import ORGANISER, disclose
 from domain.events import GameCreated, GameStarted, PlayerJoined, PlayerLeft
 from domain.tournaments.events import PlayerRegistered, TournamentCreated
@@ -41,6 +45,12 @@ from projections.view import Transaction
 def holder_key(token_hash: str) -> str:
     """What a view keeps of a token hash to find its account: a hash of it."""
     return hashlib.sha256(f"holder:{token_hash}".encode()).hexdigest()[:32]
+
+
+def look_key(name: str) -> str:
+    """The key of the accounts whose names look like ``name`` (a hash of
+    its ``look``, so no character of a name reaches a store's key)."""
+    return "look:" + hashlib.sha256(look(name).encode()).hexdigest()[:32]
 
 
 def hold(tx: Transaction, account: str, token_hashes: list[str], at: Key | None = None) -> None:
@@ -76,6 +86,7 @@ class AccountsView(ViewProjection):
     def _opened(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
         doc = {"id": key, "name": p["name"], "kind": p["kind"], "since": p["timestamp"]}
         tx.put(f"account:{key}", doc)
+        tx.doc(look_key(p["name"]), []).append(key)
         hold(tx, key, [p["holder_hash"]], key_of(self.view, p, position))
 
     @on(TokensAdopted)
@@ -86,7 +97,12 @@ class AccountsView(ViewProjection):
 
     @on(Renamed)
     def _renamed(self, kind: str, key: str, p: Fields, tx: Transaction, position: int) -> None:
-        tx.doc(f"account:{key}")["name"] = p["name"]
+        doc = tx.doc(f"account:{key}")
+        looking: list[str] = tx.doc(look_key(doc["name"]), [])
+        if key in looking:
+            looking.remove(key)
+        tx.doc(look_key(p["name"]), []).append(key)
+        doc["name"] = p["name"]
 
     @on(GameCreated)
     def _created(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 from uuid import UUID
 
 from domain.sharding import position_of, shard_position, upstream_names
-from projections.accounts import AccountsView
+from projections.accounts import AccountsView, look_key
 from projections.hands import Hands
 from projections.leaderboard import Leaderboard
 from projections.lobby import Lobby
@@ -430,6 +430,20 @@ class Queries:
             doc[part] = json.loads(text) if text else []
         return doc
 
+    def accounts_like(
+        self,
+        name: str,
+        *,
+        after: int | None = None,
+        timeout: float = WAIT_TIMEOUT,
+        generation: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """The accounts whose names look like ``name`` (domain/confusables.py's
+        ``look``: "Аda" with a Cyrillic А and "ADA" look like "Ada")."""
+        ns = self._ready(AccountsView.name, after, timeout, generation)
+        ids = self._doc_list(ns, look_key(name))
+        return self._docs(ns, [f"account:{account_id}" for account_id in ids])
+
     def members(
         self,
         aggregate_id: UUID | str,
@@ -490,6 +504,11 @@ class Queries:
         """A document of a view; None if there is none."""
         text = self.store.get(ns, key)
         return None if text is None else dict(json.loads(text))
+
+    def _doc_list(self, ns: str, key: str) -> list[Any]:
+        """A list a view keeps under a key; [] if there is none."""
+        text = self.store.get(ns, key)
+        return [] if text is None else list(json.loads(text))
 
     def _docs(self, ns: str, keys: list[str]) -> list[dict[str, Any]]:
         """The documents there are of these keys, in order."""

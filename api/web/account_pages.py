@@ -90,6 +90,7 @@ from api.runtime import services
 from api.web.adoption import after_sign_in, offered
 from api.web.i18n import text
 from api.web.key_handover import hand_over, take_over
+from api.web.look_alikes import refuse_look_alike
 from api.web.pages import PageError, blp, local_path, wants_json
 from api.web.session import (
     end_session,
@@ -280,6 +281,7 @@ def checked_name(raw: Any) -> str:
     name = account_name(raw if isinstance(raw, str) else "")
     if name_taken(name):
         raise PageError(409, text("acct_name_taken", g.lang, name=name))
+    refuse_look_alike(name)  # another account's name it looks like (api/web/look_alikes.py)
     return name
 
 
@@ -647,6 +649,7 @@ def account_rename() -> BaseResponse:
     on_account_page()
     account = me()
     name = account_name(request.form.get("name", ""))
+    refuse_look_alike(name, account.id)
     try:
         services().opus.accounts.rename(account.id, name)
     except NameTakenError:
