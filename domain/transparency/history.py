@@ -55,7 +55,8 @@ class TwoHistories(Exception):
         self.size = size
         self.root = root
         super().__init__(
-            f"refused to sign the log {origin} at size {size} (root {b64(root)}): it is not "
+            f"refused to sign the log {origin} at size {size} (root {b64(root) or 'none'}): "
+            "it is not "
             f"consistent with the checkpoint signed at size {signed.size} (root "
             f"{b64(signed.root)}): {why}. The log's store no longer holds the history that "
             "was signed; nothing is signed until it does"
