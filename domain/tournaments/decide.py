@@ -29,7 +29,7 @@ from domain.tournaments.events import (
     RoundPaired,
     TournamentFinished,
 )
-from domain.tournaments.guards import check_beacon, check_open, check_pairable
+from domain.tournaments.guards import check_open, check_pairing, lowest_refusal
 from domain.tournaments.pairing import (
     Apart,
     Pairing,
@@ -73,30 +73,39 @@ def decide_register(
 ) -> list[Fact]:
     """T2.1, T2.3, T11.1: a new registration, numbered from 1, with its team
     ("" for none) from revision 4 on."""
-    check_open(state)
-    if state.paired >= state.late_until:
-        raise E.LateRegistrationError(
-            f"registration closed when round {state.late_until} was paired"
-        )
-    last = state.planned_rounds
-    if state.revised and last is not None and state.paired >= last:
-        raise E.LateRegistrationError(
-            f"registration closed when the last round ({last}) was paired"
-        )
-    check_name(name, {r.key for r in state.registrations})
-    if team and not state.revised:
-        raise E.TournamentRuleError(
-            "this tournament was created before revision 4: it has no teams", "T11.1"
-        )
-    check_team(team)
-    if token_hash and any(r.token_hash == token_hash for r in state.registrations):
-        raise E.RegistrationError("this token is registered in this tournament already")
-    try:
-        contribution.encode("utf-8")
-    except UnicodeEncodeError:
-        raise E.RegistrationError("the contribution is not valid text") from None
-    if len(contribution) > MAX_CONTRIBUTION:  # it seeds every game of the player's (R9.1)
-        raise E.RegistrationError(f"a seed contribution has at most {MAX_CONTRIBUTION} characters")
+
+    def in_time() -> None:
+        if state.paired >= state.late_until:
+            raise E.LateRegistrationError(
+                f"registration closed when round {state.late_until} was paired"
+            )
+        last = state.planned_rounds
+        if state.revised and last is not None and state.paired >= last:
+            raise E.LateRegistrationError(
+                f"registration closed when the last round ({last}) was paired"
+            )
+
+    def entrant() -> None:
+        check_name(name, {r.key for r in state.registrations})
+        if token_hash and any(r.token_hash == token_hash for r in state.registrations):
+            raise E.RegistrationError("this token is registered in this tournament already")
+        try:
+            contribution.encode("utf-8")
+        except UnicodeEncodeError:
+            raise E.RegistrationError("the contribution is not valid text") from None
+        if len(contribution) > MAX_CONTRIBUTION:  # it seeds every game of the player's (R9.1)
+            raise E.RegistrationError(
+                f"a seed contribution has at most {MAX_CONTRIBUTION} characters"
+            )
+
+    def teamed() -> None:
+        if team and not state.revised:
+            raise E.TournamentRuleError(
+                "this tournament was created before revision 4: it has no teams", "T11.1"
+            )
+        check_team(team)
+
+    lowest_refusal(lambda: check_open(state), in_time, entrant, teamed)  # T10.3
     player = len(state.registrations) + 1
     fields: dict[str, Any] = dict(
         player=player, name=name, contribution=contribution, token_hash=token_hash
@@ -170,9 +179,8 @@ def decide_pairing(
     """T3, T4, T11, T12: the next round's tables, byes and seats, and its
     games, once the guards allow it (domain/tournaments/guards.py: T9.3,
     T9.1, T2.4, T1.3); after the last Swiss round, the cut's (T12)."""
-    number = check_pairable(state)
     value = beacon or ""
-    check_beacon(state, number, value)
+    number = check_pairing(state, value)
     extra: dict[str, Any] = {"rounds": None, "beacon": None, "seed": None}
     if number == 1:
         seed = _seed_with(state, value)

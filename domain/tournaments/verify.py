@@ -68,7 +68,7 @@ from domain.tournaments import cut, decide, exact
 from domain.tournaments.aggregate import check_creation, created_fields
 from domain.tournaments.entrants import UNICODE_VERSION
 from domain.tournaments.events import TOURNAMENT_EVENT_TYPES
-from domain.tournaments.guards import check_beacon, check_pairable
+from domain.tournaments.guards import check_beacon, check_pairing
 from domain.tournaments.pairing import conflicts_at, objective
 from domain.tournaments.seeds import game_secret
 from domain.tournaments.state import CUT, PROCEDURES, TournamentState
@@ -451,10 +451,10 @@ class _Check:
     def _RoundPaired(self, record: Record, p: dict[str, Any]) -> None:  # T3, T4, T11, T12
         state = self.state
         assert state is not None
-        number = check_pairable(state)  # T9.3, T9.1, T2.4, T12.2, as the decision's
+        # T9.3, T9.1, T2.4, T12.2, T1.3, the lowest named (T10.3), as the decision's
+        beacon = (p["beacon"] or "") if state.paired == 0 else ""  # later rounds: T1.2 below
+        number = check_pairing(state, beacon)
         self._games_before(record)
-        if number == 1:
-            check_beacon(state, number, p["beacon"] or "")  # T1.3
         stage = cut.stage(state, number)
         rule = "T4.1" if number == 1 else "T4.2"
         if stage != "swiss":

@@ -13,12 +13,14 @@ refuses the cut)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from uuid import UUID
 
 import pytest
 
 from domain.application import Opus
+from domain.errors import TournamentRuleError
 from domain.pipeline import Caller
 from domain.tournaments import cut
 from domain.tournaments.tables import TableSizes
@@ -175,3 +177,73 @@ def test_T12_1_verify_derives_the_cut_size_from_the_text_not_from_the_code_that_
     verdict = failure(log)
     assert verdict.rule == "T12.1", verdict.reason
     assert "seats 9 players" in verdict.reason and "give 12" in verdict.reason
+
+
+# ---- T10.3: when two rules refuse, the lowest-numbered is named ---------------------------
+
+
+def organiser() -> Caller:
+    return Caller(player_hash(0))
+
+
+def entered(app: Opus, players: int, **options: object) -> UUID:
+    tournament: UUID = app.tournaments.create(
+        "Cup", caller=organiser(), secret=bytes(32), **options
+    ).aggregate_id  # type: ignore[arg-type]
+    for n in range(1, players + 1):
+        app.tournaments.register(tournament, f"P{n}", f"c{n}", caller=Caller(player_hash(n)))
+    return tournament
+
+
+def refusal(command: Callable[[], object]) -> TournamentRuleError:
+    with pytest.raises(TournamentRuleError) as refused:
+        command()
+    return refused.value
+
+
+def test_T10_3_a_late_registration_under_a_name_taken_names_T2_1_before_T2_3() -> None:
+    app = Opus(env=POPO)
+    tournament = entered(app, 6, late_until=1)
+    app.tournaments.pair(tournament, caller=organiser())
+    late = refusal(
+        lambda: app.tournaments.register(tournament, "Late", "", caller=Caller(player_hash(7)))
+    )
+    assert late.rule == "T2.3"  # alone, it is named
+    both = refusal(
+        lambda: app.tournaments.register(tournament, "P1", "", caller=Caller(player_hash(7)))
+    )
+    assert both.rule == "T2.1", str(both)
+
+
+def test_T10_3_pairing_an_open_round_with_too_few_players_names_T2_4_before_T9_1() -> None:
+    app = Opus(env=POPO)
+    tournament = entered(app, 6, sizes=(3, 3, 3))
+    app.tournaments.pair(tournament, caller=organiser())
+    first, second = app.tournaments.get(tournament).state.rounds[0].tables
+    for player in (*first.players, second.players[0]):
+        app.tournaments.drop(tournament, player, caller=organiser())
+    state = app.tournaments.get(tournament).state
+    assert len(state.active) == 2 and not state.rounds[0].closed
+    both = refusal(lambda: app.tournaments.pair(tournament, caller=organiser()))
+    assert both.rule == "T2.4", str(both)
+
+
+def test_T10_3_the_cut_with_too_few_players_names_T2_4_before_T12_1() -> None:
+    app = Opus(env=POPO)
+    tournament = entered(app, 6, sizes=(3, 3, 3), rounds=1, cut=1)
+    app.tournaments.pair(tournament, caller=organiser())
+    play_to_end(app, tournament, random.Random(1))
+    for player in range(1, 5):
+        app.tournaments.drop(tournament, player, caller=organiser())
+    both = refusal(lambda: app.tournaments.pair(tournament, caller=organiser()))
+    assert both.rule == "T2.4", str(both)
+
+
+def test_T10_3_registering_after_the_last_swiss_round_of_a_cut_names_T2_3() -> None:
+    app = Opus(env=POPO)
+    tournament = entered(app, 6, sizes=(3, 3, 3), rounds=1, cut=1, late_until=3)
+    app.tournaments.pair(tournament, caller=organiser())
+    late = refusal(
+        lambda: app.tournaments.register(tournament, "Late", "", caller=Caller(player_hash(7)))
+    )
+    assert late.rule == "T2.3", str(late)
