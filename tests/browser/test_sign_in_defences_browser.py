@@ -31,6 +31,7 @@ import requests
 from playwright.sync_api import Browser, Page
 
 from tests.browser import test_web_client as web_client
+from tests.browser.test_accounts_browser import with_passkeys
 from tests.browser.test_web_client import VIEWPORT, Server, accessible, opened, screenshot
 
 pytestmark = pytest.mark.browser
@@ -223,3 +224,32 @@ def test_a_key_rotation_signs_out_the_browser_the_old_key_signed_in(
     assert errors == []
     owner_context.close()
     other_context.close()
+
+
+def test_a_passkey_refused_by_the_device_is_told_in_the_pages_words(
+    server: Server, browser: Browser
+) -> None:
+    """Adding a second passkey on a device that holds the account's one:
+    Chromium refuses (InvalidStateError, in its own English); the page says
+    why in its own words and language, never the browser's text."""
+    base = server.base.replace("://127.0.0.1:", "://localhost:")  # WebAuthn needs a domain
+    errors: list[str] = []
+    context = browser.new_context(locale="ru-RU", viewport=VIEWPORT)
+    page = opened(context, errors)
+    with_passkeys(context, page)
+    page.goto(f"{base}/signup")
+    page.wait_for_selector("#signup-passkey:not([hidden])", timeout=WAIT_MS)
+    page.fill("#signup-name", "Ксения")
+    page.click("#signup-passkey")
+    page.wait_for_url(f"{base}/account/key", timeout=WAIT_MS)
+    page.goto(f"{base}/account")
+    page.wait_for_selector("#add-passkey:not([hidden])", timeout=WAIT_MS)
+    page.click("#add-passkey")
+    page.wait_for_function(
+        "() => document.getElementById('notice').textContent.length > 0", timeout=WAIT_MS
+    )
+    notice = page.inner_text("#notice")
+    assert "на этом устройстве уже есть ключ доступа этой учётной записи" in notice, notice
+    for library in ("InvalidStateError", "credential", "authenticator", "See"):
+        assert library not in notice, notice
+    context.close()

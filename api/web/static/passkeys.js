@@ -109,11 +109,32 @@
       data = null;
     }
     if (!response.ok) {
-      const error = new Error((data && data.message) || response.status + " " + response.statusText);
+      // the service's words; never the browser's status text
+      const fallback = words("server").replace("{status}", String(response.status));
+      const error = new Error((data && typeof data.message === "string" && data.message) || fallback);
       error.server = true;
       throw error;
     }
     return data;
+  }
+
+  // the page's words (account_passkey_status.html's data-*), in its language
+  function words(kind) {
+    const status = document.getElementById("passkey-status");
+    return (status && status.dataset[kind]) || "";
+  }
+
+  // a browser's refusal (a DOMException) by its name, in the page's words:
+  // its own message is the browser's text, never shown
+  const BROWSER_REFUSALS = {
+    InvalidStateError: "exists",
+    SecurityError: "insecure",
+    NotSupportedError: "unsupported",
+  };
+
+  function browserWords(error) {
+    const kind = BROWSER_REFUSALS[error && error.name] || "device";
+    return words(kind);
   }
 
   function say(kind, message) {
@@ -187,7 +208,7 @@
       if (!server && (name === "NotAllowedError" || name === "AbortError")) {
         say("cancelled");
       } else {
-        say("failed", error && error.message);
+        say("failed", server ? error.message : browserWords(error));
       }
     } finally {
       button.disabled = false;

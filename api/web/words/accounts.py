@@ -120,6 +120,26 @@ WORDS: dict[str, tuple[str, str]] = {
     ),
     "acct_js_failed": ("That did not work: {message}", "Не получилось: {message}"),
     "acct_js_done": ("Done.", "Готово."),
+    "acct_js_server": (
+        "the service could not do it now (status {status}): try again shortly",
+        "сервис сейчас не смог это сделать (код {status}): попробуйте чуть позже",
+    ),
+    "acct_js_exists": (
+        "this device already holds a passkey of this account",
+        "на этом устройстве уже есть ключ доступа этой учётной записи",
+    ),
+    "acct_js_insecure": (
+        "passkeys cannot be used at this address",
+        "по этому адресу ключи доступа не работают",
+    ),
+    "acct_js_unsupported": (
+        "this device has no passkey this site can use",
+        "на этом устройстве нет ключа доступа, подходящего этому сайту",
+    ),
+    "acct_js_device": (
+        "your device could not make or use the passkey",
+        "устройство не смогло создать или использовать ключ доступа",
+    ),
     # the key, shown once
     "acct_key_title": ("Your account key", "Ваш ключ учётной записи"),
     "acct_key_once": (
