@@ -16,7 +16,6 @@ from collections.abc import Mapping
 import orjson
 from flask import Flask, Response, g, request
 from flask_smorest import Api
-from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import (
     analytics_http,
@@ -33,6 +32,7 @@ from api import (
     turn_offers,
 )
 from api.bodies import register_body_checks
+from api.client_address import ClientAddress, TrustedProxies
 from api.errors import ApiError, register_error_handlers
 from api.json_provider import OPTIONS, OrjsonProvider
 from api.ratelimit import (
@@ -120,8 +120,9 @@ def create_app(config: Settings | Mapping[str, str | None] | None = None) -> Fla
     # the web client: plain Flask, not in the OpenAPI spec; these modules' routes join its blueprint
     assert account_pages and bot_pages and desk and people_pages and rules_pages
     app.register_blueprint(pages.blp)
-    if settings.trusted_proxies:  # the client's address, for the rate limit
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
+    # the client's address, for the rate limits: as the trusted proxies tell it
+    proxies = TrustedProxies.parse(settings.trusted_proxies, settings.trusted_proxy_networks)
+    app.wsgi_app = ClientAddress(app.wsgi_app, proxies)  # type: ignore[method-assign]
     limit = RateLimit.parse(settings.rate_limit)
     if limit is not None:
         register_rate_limit(app, rate_limiter(services, settings, limit))

@@ -1,4 +1,5 @@
-"""A per-client limit on creating games and taking seats (429, Retry-After).
+"""A per-client limit on creating games and taking seats (429, Retry-After),
+and the counts of the web client's sign-in limit.
 
 Creating and joining need no token, so nothing else stops a client from
 filling the store: each client (its address) may make ``count`` of them in
@@ -6,10 +7,18 @@ any ``seconds``. With Redis configured the count is shared by every worker
 (a fixed window per client, under the deployment's key prefix); otherwise
 each process counts its own. The limit is best-effort: a Redis that cannot
 be reached lets the request through (and says so in the log).
+
+A client is its address as the trusted proxies tell it (api/client_address.py:
+never an X-Forwarded-For the client wrote itself), an IPv6 address counted
+by its /64 (one host's whole prefix: a client may hold every address in it).
+A sign-in with an account key is counted per account besides
+(``sign_in_wait``): guesses at one account's key from many addresses share
+that account's count.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import math
 import threading
@@ -18,9 +27,11 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from flask import Flask, Response, jsonify, request
+from flask import Flask, Request, Response, jsonify, request
 
+from api.client_address import parse_address
 from api.errors import error_body
+from domain.accounts.commands import key_account
 from infra.logthrottle import LogThrottle
 from projections.redis_client import for_key
 
@@ -42,6 +53,7 @@ LIMITED_ENDPOINTS = frozenset(
     }
 )
 MAX_CLIENTS = 100_000  # clients remembered by one process
+IPV6_PREFIX = 64  # an IPv6 client is counted by its prefix of this length
 
 
 @dataclass(frozen=True)
@@ -116,12 +128,37 @@ class RedisLimiter:
         return None
 
 
+def client_of(request: Request) -> str:
+    """What a request is counted as: its client's address (REMOTE_ADDR, as
+    api/client_address.py set it), an IPv6 address by its /64."""
+    address = parse_address(request.remote_addr or "")
+    if address is None:
+        return request.remote_addr or "unknown"
+    if isinstance(address, ipaddress.IPv6Address):
+        return str(ipaddress.ip_network(f"{address}/{IPV6_PREFIX}", strict=False))
+    return str(address)
+
+
+def sign_in_wait(limiter: Limiter, request: Request) -> float | None:
+    """Count a sign-in post per client and, when it names an account by its
+    account key, per account (whatever the address: ``account:<id>``);
+    None if it may go on, else the seconds to wait. A passkey's sign-in is
+    not counted per account: nothing about a passkey can be guessed, so a
+    flood of forged assertions naming an account must not lock its owner out."""
+    waits = [limiter.wait(client_of(request))]
+    account = key_account(request.form.get("key", "").strip()) if request.form else None
+    if account is not None:
+        waits.append(limiter.wait(f"account:{account.hex}"))
+    found = [wait for wait in waits if wait is not None]
+    return max(found) if found else None
+
+
 def register_rate_limit(app: Flask, limiter: Limiter) -> None:
     @app.before_request
     def limit() -> Response | None:
         if request.method != "POST" or request.endpoint not in LIMITED_ENDPOINTS:
             return None
-        wait = limiter.wait(request.remote_addr or "unknown")
+        wait = limiter.wait(client_of(request))
         if wait is None:
             return None
         seconds = max(1, math.ceil(wait))

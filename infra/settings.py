@@ -48,6 +48,10 @@ default, ``eventsourcing.postgres``, or ``eventsourcing.popo`` in memory),
 - ``OPUS_TRUSTED_PROXIES`` (0): how many proxies stand in front of the
   service; the client's address is then taken from their X-Forwarded-For
   (docker-compose's nginx: 1); with 0 the header is never believed;
+- ``OPUS_TRUSTED_PROXY_NETWORKS`` (loopback and the private ranges): the
+  addresses those proxies connect from; a request from any other address
+  is its connection's, whatever its X-Forwarded-For says
+  (api/client_address.py);
 - ``OPUS_READY_MAX_LAG`` (1000): /readyz answers 503 once a view is more
   than this many positions behind the log's head (HTTP service, embedded
   or not);
@@ -126,6 +130,10 @@ DEFAULT_CHALLENGE_SECONDS = 300.0  # a passkey ceremony's challenge lives this l
 DEFAULT_BOTS = True  # the HTTP service plays its bots' moves
 DEFAULT_BOT_DELAY_SECONDS = 0.6  # a bot's pause before its move, for people to follow
 DEFAULT_TRUSTED_PROXIES = 0  # proxies in front whose X-Forwarded-For names the client
+# the addresses the trusted proxies connect from: loopback and the private ranges
+DEFAULT_TRUSTED_PROXY_NETWORKS = (
+    "127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7"
+)
 DEFAULT_RUNNER_BATCH_SIZE = RUNNER_BATCH_SIZE
 DEFAULT_REBUILD_BATCH_SIZE = REBUILD_BATCH_SIZE
 DEFAULT_RECONNECT_TIMEOUT = RECONNECT_TIMEOUT
@@ -209,6 +217,7 @@ class Settings:
     inactivity_seconds: float = DEFAULT_INACTIVITY_SECONDS
     rate_limit: str = DEFAULT_RATE_LIMIT
     trusted_proxies: int = DEFAULT_TRUSTED_PROXIES
+    trusted_proxy_networks: str = DEFAULT_TRUSTED_PROXY_NETWORKS
     bots: bool = DEFAULT_BOTS
     bot_delay_seconds: float = DEFAULT_BOT_DELAY_SECONDS
     sign_in_rate_limit: str = DEFAULT_SIGN_IN_RATE_LIMIT
@@ -268,6 +277,9 @@ class Settings:
             ),
             rate_limit=env.get("OPUS_RATE_LIMIT", DEFAULT_RATE_LIMIT),
             trusted_proxies=_number(env, "OPUS_TRUSTED_PROXIES", int, DEFAULT_TRUSTED_PROXIES),
+            trusted_proxy_networks=env.get(
+                "OPUS_TRUSTED_PROXY_NETWORKS", DEFAULT_TRUSTED_PROXY_NETWORKS
+            ),
             bots=env.get("OPUS_BOTS", "1") not in FALSE,
             bot_delay_seconds=_seconds(env, "OPUS_BOT_DELAY_SECONDS", DEFAULT_BOT_DELAY_SECONDS),
             sign_in_rate_limit=env.get("OPUS_SIGN_IN_RATE_LIMIT", DEFAULT_SIGN_IN_RATE_LIMIT),

@@ -86,6 +86,7 @@ from webauthn.helpers.structs import (
 )
 from werkzeug.wrappers import Response as BaseResponse
 
+from api.ratelimit import sign_in_wait
 from api.runtime import services
 from api.web.adoption import after_sign_in, offered
 from api.web.i18n import text
@@ -160,7 +161,7 @@ def limit_sign_in() -> BaseResponse | None:
     limiter = services().sign_in_limiter
     if limiter is None:
         return None
-    wait = limiter.wait(request.remote_addr or "unknown")
+    wait = sign_in_wait(limiter, request)  # per client address, and per account (api/ratelimit.py)
     if wait is None:
         return None
     seconds = max(1, math.ceil(wait))
