@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from uuid import UUID
 
@@ -29,6 +30,7 @@ from tests.forgery import retimed
 from tests.unit.test_tournament_verify import (
     POPO,
     TournamentExport,
+    organised_export,
     player_hash,
     read_back,
     simulated_export,
@@ -247,3 +249,27 @@ def test_T10_3_registering_after_the_last_swiss_round_of_a_cut_names_T2_3() -> N
         lambda: app.tournaments.register(tournament, "Late", "", caller=Caller(player_hash(7)))
     )
     assert late.rule == "T2.3", str(late)
+
+
+def test_T11_3_the_shares_are_recorded_under_the_field_named_shares() -> None:
+    log = cut_export()
+    log.rewrite("RoundPaired", lambda p: p["tables"][0].update(share=p["tables"][0].pop("shares")))
+    verdict = failure(log)
+    assert verdict.rule == "T11.3", verdict.reason
+    assert "table 1's shares are recorded None" in verdict.reason
+
+
+# ---- a correction's reason is in the chain -------------------------------------------------
+
+
+def test_T1_2_a_corrections_reason_changed_breaks_the_chain() -> None:
+    """The reason is chained as every field is: changed in place, the chain
+    names the record. (Rechained from there on, only a statement signed
+    before the change can tell: the receipts' tests.)"""
+    log = organised_export()
+    corrected = log.first("ResultCorrected")
+    payload = dict(corrected.payload or {}, reason="no slip at all")
+    log.records[corrected.version - 1] = replace(corrected, payload=payload)
+    verdict = failure(log)
+    assert verdict.rule == "T1.2", verdict.reason
+    assert verdict.version == corrected.version
