@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from api.cli.receipts_rotate import rotate
 from domain.application import Opus
 from domain.audit import Record
 from domain.sharding import shard_position
-from domain.transparency.evidence import Statement, analyse, unpinned_keys
+from domain.transparency.evidence import Finding, Statement, analyse, unpinned_keys
 from domain.transparency.formats import SignedCheckpoint, TlogProof
 from domain.transparency.logs import (
     aggregate_of,
@@ -38,8 +39,10 @@ from domain.transparency.logs import (
     log_verifiers,
 )
 from domain.transparency.note import NoteError, Verifier, open_note
+from domain.transparency.transitions import follow_transitions
 from domain.transparency.trust import Trust, TrustError
 from infra.receipts.aggregates import collecting
+from infra.receipts.keeper import WELL_KNOWN_KEPT
 from infra.receipts.keys import load_signer
 from infra.receipts.service import open_receipts
 from infra.receipts.witness import write_atomically
@@ -186,6 +189,40 @@ def _disagreements(pinned: list[tuple[Path, Trust]]) -> list[str]:
     return said
 
 
+def served_keys(directory: Path, keys: list[Verifier]) -> list[Finding]:
+    """Each well-known document a client kept as a key change's evidence,
+    checked again: its key is a pinned one, or one the transition
+    statements it served lead to from a pinned one; else the key changed in
+    silence."""
+    findings = []
+    for path in sorted(directory.rglob(WELL_KNOWN_KEPT)):
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+            served = Verifier.from_vkey(str(document["vkey"]))
+            notes = [str(n) for n in document.get("key_transitions") or []]
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as e:
+            click.echo(f"ignored {path}: not a well-known document ({e})")
+            continue
+        if served in keys:
+            continue
+        reached = False
+        for pinned in keys:
+            try:
+                reached = reached or follow_transitions(pinned, notes)[-1] == served
+            except NoteError:
+                continue
+        if not reached:
+            findings.append(
+                Finding(
+                    "key-change",
+                    served.name,
+                    f"the server served the key {served.vkey()} (kept in {path}); no pinned key "
+                    "hands over to it by a transition statement: its key changed in silence",
+                )
+            )
+    return findings
+
+
 def gather(
     directory: Path, keys: list[Verifier]
 ) -> tuple[list[Statement], list[Statement], list[str]]:
@@ -272,7 +309,7 @@ def verify_receipts(
     checked = [s for s in statements if global_of(s.origin) is None or (whole_log and ordered)]
     for skipped in set(statements) - set(checked):
         click.echo(f"not checked: {skipped.source}: the global log needs the whole log")
-    findings = analyse(checked, leaves_of) + unpinned_keys(unpinned)
+    findings = analyse(checked, leaves_of) + unpinned_keys(unpinned) + served_keys(folder, keys)
     for finding in findings:
         click.echo(finding.report())
     logs = len({s.origin for s in checked})

@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from domain.transparency.formats import SignedCheckpoint, TlogProof
+from domain.transparency.formats import PROOF_HEADER, SignedCheckpoint, TlogProof
 from domain.transparency.logs import aggregate_of, global_shard, head_data, log_verifiers
 from domain.transparency.merkle import ProofError, leaf_hash, verify_consistency, verify_inclusion
 from domain.transparency.note import (
@@ -74,6 +74,7 @@ from domain.transparency.trust import (
 from infra.receipts.gossip import Answer, ask, submit, witness_latest, witness_refused
 from infra.receipts.witness import write_atomically
 
+WELL_KNOWN_KEPT = "well-known.json"  # a key change's evidence: what the server served
 INCLUDED_WAIT = 10.0  # seconds a game's last event may take to reach a witnessed checkpoint
 ROUNDS = 3  # times a witness's size is asked again while the server publishes
 
@@ -245,45 +246,38 @@ class Keeper:
 
     def _follow_key(self, trust: Trust, document: dict[str, Any], said: list[str]) -> Trust:
         """``trust`` with the server's key now, if the key pinned hands over
-        to it by transition statements; Misbehaviour otherwise."""
+        to it by transition statements; Misbehaviour otherwise, kept with the
+        trust pinned, the document served and a checkpoint the new key signed."""
         served = str(document.get("vkey", ""))
         if served == trust.log:
             return trust
-        evidence = [trust.to_json(), json.dumps(document, indent=1)]
-        if served in {old.vkey for old in trust.previous}:
-            raise self._evidence(
-                Misbehaviour(
-                    "key-change",
-                    f"the server signs again with {served}, a key it handed over before: "
-                    "the handed-over key's holder may be anyone now",
-                    [],
-                    evidence,
-                )
-            )
         notes = [str(n) for n in document.get("key_transitions") or []]
-        try:
-            keys = follow_transitions(trust.verifier, notes)
-        except NoteError as e:
-            raise self._evidence(
-                Misbehaviour(
-                    "key-change",
-                    f"the server changed its key from {trust.log} to {served}, and the "
-                    f"statements that should hand it over do not hold: {e}",
-                    [],
-                    evidence,
-                )
-            ) from None
-        if keys[-1].vkey() != served:
-            raise self._evidence(
-                Misbehaviour(
-                    "key-change",
-                    f"the server now signs with {served}, but no statement signed by the key "
-                    f"you pinned ({trust.log}) hands over to it: its key changed in silence, "
-                    "so what it signs now may be another history",
-                    [],
-                    evidence,
-                )
+        problem = None
+        if served in {old.vkey for old in trust.previous}:
+            problem = (
+                f"the server signs again with {served}, a key it handed over before: the "
+                "handed-over key's holder may be anyone now"
             )
+        else:
+            try:
+                keys = follow_transitions(trust.verifier, notes)
+            except NoteError as e:
+                problem = (
+                    f"the server changed its key from {trust.log} to {served}, and the "
+                    f"statements that should hand it over do not hold: {e}"
+                )
+            else:
+                if keys[-1].vkey() != served:
+                    problem = (
+                        f"the server now signs with {served}, but no statement signed by the key "
+                        f"you pinned ({trust.log}) hands over to it: its key changed in silence, "
+                        "so what it signs now may be another history"
+                    )
+        if problem is not None:
+            signed = self._get("/receipts/checkpoint")
+            statements = [signed.text] if signed.ok else []
+            found = Misbehaviour("key-change", problem, statements, [trust.to_json()])
+            raise self._evidence(found, document)
         used = notes[len(notes) - (len(keys) - 1) :]
         said.append(
             f"the log's key changed from {trust.log} to {served}, handed over by "
@@ -360,12 +354,24 @@ class Keeper:
     def _keep(self, log: LogId, signed: SignedCheckpoint) -> None:
         write_atomically(self.path_of(log), signed.encode())
 
-    def _evidence(self, found: Misbehaviour) -> Misbehaviour:
-        """``found`` kept in ``evidence/`` (once: named by its content)."""
+    def _evidence(
+        self, found: Misbehaviour, document: dict[str, Any] | None = None
+    ) -> Misbehaviour:
+        """``found`` kept in ``evidence/`` (once: named by its content): the
+        report, and beside it in a folder of its own each signed statement
+        as a file ``opus verify --receipts`` reads (and the server's
+        well-known document, for a key change)."""
         body = found.report()
-        name = hashlib.sha256(body.encode()).hexdigest()[:20]
-        path = self.directory / "evidence" / f"{found.kind}-{name}.txt"
+        stem = f"{found.kind}-{hashlib.sha256(body.encode()).hexdigest()[:20]}"
+        path = self.directory / "evidence" / f"{stem}.txt"
         if not path.exists():
+            folder = self.directory / "evidence" / stem
+            folder.mkdir(exist_ok=True)
+            for number, statement in enumerate(found.statements, start=1):
+                suffix = ".tlog-proof" if statement.startswith(PROOF_HEADER) else ".checkpoint"
+                write_atomically(folder / f"statement-{number}{suffix}", statement)
+            if document is not None:
+                write_atomically(folder / WELL_KNOWN_KEPT, json.dumps(document, indent=1))
             stamp = datetime.fromtimestamp(self.clock(), UTC).isoformat(timespec="seconds")
             write_atomically(path, f"# seen {stamp} asking {self.server}\n{body}\n")
         found.kept = path
@@ -433,7 +439,8 @@ class Keeper:
                 Misbehaviour(
                     "rewritten",
                     f"{log.what()}: the history the server signed at {b.size} entries does "
-                    f"not continue the {a.size} it signed before ({e}): it was rewritten",
+                    f"not continue the {a.size} it signed before ({e}): it was rewritten, "
+                    "or another server with its key shows another history to someone else",
                     both,
                 )
             ) from None
