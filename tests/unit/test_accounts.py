@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from domain.accounts.aggregate import Account
-from domain.accounts.commands import NewPasskey, digest, session_account
+from domain.accounts.commands import NewPasskey, digest, expiry, new_session, session_account
 from domain.application import Opus
 from domain.errors import (
     AccountError,
@@ -19,7 +19,7 @@ from domain.errors import (
     SignInError,
 )
 from domain.internals import evict
-from domain.pipeline import Caller
+from domain.pipeline import SERVICE, Caller, Command, Unit
 from infra.eventlog import read_records
 
 
@@ -182,3 +182,52 @@ def test_tokens_a_browser_held_become_its_accounts_once() -> None:
     assert view.hashes == [view.holder_hash, "a" * 64, "b" * 64]
     with app.runner.reading(opened.account, Account) as account:
         assert account.version == 2
+
+
+def test_revoking_a_credential_ends_every_session_it_opened_and_no_other() -> None:
+    """Sessions record what opened them (the key, or which passkey): a key
+    rotation ends the key's, a passkey's removal that passkey's; the others
+    stay open."""
+    app = new_app()
+    opened = app.accounts.open("Eva", passkey=PASSKEY, session_label="laptop")
+    assert opened.session is not None
+    app.accounts.add_passkey(opened.account, NewPasskey("cred-2", "k2", 0, "phone"))
+    by_key = app.accounts.sign_in(opened.account, "key", "curl", key=opened.key)
+    by_phone = app.accounts.sign_in(opened.account, "passkey", "phone", credential_id="cred-2")
+    by_laptop = app.accounts.sign_in(opened.account, "passkey", "laptop", credential_id="cred-1")
+
+    def open_now() -> set[str]:
+        return {
+            s
+            for s in (opened.session, by_key, by_phone, by_laptop)
+            if s is not None and app.accounts.by_session(s) is not None
+        }
+
+    assert open_now() == {opened.session, by_key, by_phone, by_laptop}
+    app.accounts.rotate_key(opened.account)
+    assert open_now() == {opened.session, by_phone, by_laptop}
+    app.accounts.remove_passkey(opened.account, "cred-2")
+    assert open_now() == {opened.session, by_laptop}
+    # read again from the store (no cached copy): the same
+    evict(app, opened.account)
+    assert open_now() == {opened.session, by_laptop}
+    app.accounts.remove_passkey(opened.account, "cred-1")  # the sign-up's and the laptop's
+    assert open_now() == set()
+
+
+def test_a_sign_up_session_recorded_before_it_named_its_passkey_ends_with_a_removal() -> None:
+    """A store written before sessions named their passkey: a passkey
+    session naming none ends when any passkey of the account is removed
+    (which one opened it is not known)."""
+    app = new_app()
+    opened = app.accounts.open("Fedor", passkey=PASSKEY)
+    session, session_hash = new_session(opened.account)
+
+    def as_recorded_then(account: Account, unit: Unit, caller: Caller) -> None:
+        account.open_session(session_hash, expiry(), "passkey", "old")  # no credential named
+
+    app.runner.run(Command(opened.account, Account, as_recorded_then), SERVICE)
+    assert app.accounts.by_session(session) is not None
+    app.accounts.add_passkey(opened.account, NewPasskey("cred-2", "k2", 0, "phone"))
+    app.accounts.remove_passkey(opened.account, "cred-2")
+    assert app.accounts.by_session(session) is None
