@@ -354,3 +354,27 @@ def test_an_add_passkey_ceremony_asked_as_one_account_cannot_finish_as_another(
     )
     assert finished.status_code == 400
     assert view(app, b_id).passkeys == [] and view(app, a_id).passkeys == []
+
+
+def test_every_process_on_one_redis_makes_and_checks_the_same_tokens(tmp_path: Path) -> None:
+    """Two workers of the service (two apps on one Redis prefix and one
+    store): the page secret is shared, so a token one page got from one
+    worker is good at the other; another service's (another prefix) is not."""
+    prefix = f"opus-test:secret:{uuid.uuid4().hex[:8]}:"
+    apps = [
+        make_app(tmp_path, REDIS_URL=REDIS_URL, OPUS_REDIS_PREFIX=p)
+        for p in (prefix, prefix, f"{prefix}other:")
+    ]
+    try:
+        first = browser(apps[0])
+        cookie = first.client.get_cookie("opus_csrf")
+        assert cookie is not None
+        for other, good in ((apps[1], True), (apps[2], False)):
+            client = other.test_client()
+            client.set_cookie("opus_csrf", cookie.value)
+            answer = client.post("/signup", data={"csrf": first.csrf, "name": unique("Ivo")})
+            assert (answer.status_code == 303) is good, answer.status_code
+    finally:
+        for each in apps:
+            each.extensions["opus"].close()
+        drop_prefix(REDIS_URL, prefix)
