@@ -22,8 +22,19 @@
    and the staleness, at each sample, of the cosigned checkpoint (how long
    the oldest event it does not cover has waited): p50, p99, max.
 
+3. The signer's guard (issue 35): commands/s in this process, recorded
+   games replayed as commands one after another (bench/commands.py's
+   ``replay``), on SQLite and on PostgreSQL, with receipts off, on without
+   the signer's guard (its state replaced here by one that admits
+   everything: what the service did before) and on with it (as shipped: a
+   SQLite transaction beside the key for every checkpoint signed, WAL and
+   synchronous=NORMAL) and with each of its commits fsynced (FULL),
+   ``--rounds`` times interleaved, each run on a fresh store; the medians
+   and the rates against off. And a receipt's size in bytes over a game.
+
 Run: ``python bench/receipts.py [--games 16] [--moves 60] [--rounds 2]
-[--rate 1000] [--seconds 10] [--threads 8] [--skip-live]``.
+[--rate 1000] [--seconds 10] [--threads 8] [--signer-games 30] [--skip-live]
+[--skip-witness] [--skip-signer]``.
 """
 
 from __future__ import annotations
@@ -38,12 +49,14 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.commands import Script, record  # noqa: E402
+from bench.commands import Script, record, replay  # noqa: E402
 from bench.layout import OPUS, add_arguments, free_port, percentile, production  # noqa: E402
 from bench.live import (  # noqa: E402
     WARMUP_GAMES,
@@ -55,9 +68,12 @@ from bench.live import (  # noqa: E402
 from domain.application import Opus  # noqa: E402
 from domain.simulation import NAMES  # noqa: E402
 from domain.transparency.formats import SignedCheckpoint  # noqa: E402
+from domain.transparency.history import Signed  # noqa: E402
 from domain.transparency.note import COSIGNATURE_V1, Signer, open_note  # noqa: E402
-from infra.receipts.service import open_receipts  # noqa: E402
+from infra.receipts.aggregates import collecting  # noqa: E402
+from infra.receipts.service import Receipts, open_receipts  # noqa: E402
 from infra.receipts.settings import ReceiptsSettings, Witness  # noqa: E402
+from infra.receipts.signed import SignerState  # noqa: E402
 from tests.settings import connect_test_postgres, test_postgres_env  # noqa: E402
 
 TICK = 0.02  # seconds: the log fed in one transaction this often
@@ -217,7 +233,7 @@ def replay_scripts(
     app.listeners.append(listener)  # type: ignore[arg-type]
     made = [0]
     started = time.perf_counter()
-    deadline = started + args.seconds
+    deadline = started + float(args.seconds)
     queue = list(scripts)
 
     def pace() -> bool:
@@ -296,6 +312,135 @@ def feed_log(
     return made, time.perf_counter() - started, progress
 
 
+class Unguarded(SignerState):
+    """The signer's state as the service had none: every checkpoint admitted."""
+
+    def __init__(self, state: SignerState) -> None:
+        self.real = state
+
+    def latest(self, origin: str) -> Signed | None:
+        return None
+
+    def admit(self, point: object, **_: object) -> None:
+        return None
+
+    def close(self) -> None:
+        self.real.close()
+
+
+class FullySynced(SignerState):
+    """The signer's state with every commit fsynced (``synchronous=FULL``)."""
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__(path)
+        self._db.execute("PRAGMA synchronous=FULL")
+
+
+def fully_synced(receipts: Receipts, path: str) -> None:
+    receipts.trees.state.close()
+    receipts.trees.state = FullySynced(path)
+    for log in receipts.logs:
+        if log.publisher is not None:
+            log.publisher.state = receipts.trees.state
+
+
+def unguard(receipts: Receipts) -> None:
+    receipts.trees.state = Unguarded(receipts.trees.state)
+    for log in receipts.logs:
+        if log.publisher is not None:
+            log.publisher.state = receipts.trees.state
+
+
+def signer_bench(args: argparse.Namespace, folder: Path) -> None:
+    scripts = record(args.signer_games, 2, seed=7)
+    modes = ("off", "unguarded", "guarded", "guarded-full")
+    for kind in ("sqlite", "postgres"):
+        rates: dict[str, list[float]] = {mode: [] for mode in modes}
+        for k in range(1, args.rounds + 1):
+            for mode in modes:
+                run = f"{kind}-{k}-{mode}"
+                schema = f"bench_signer_{uuid.uuid4().hex[:8]}"
+                if kind == "sqlite":
+                    env = {
+                        "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                        "SQLITE_DBNAME": str(folder / f"{run}.db"),
+                    }
+                else:
+                    with connect_test_postgres() as db:
+                        db.execute(f"CREATE SCHEMA {schema}")
+                    env = {**test_postgres_env(), "POSTGRES_SCHEMA": schema}
+                app = Opus(env=env)
+                receipts = None
+                if mode != "off":
+                    settings = ReceiptsSettings(
+                        key_file=str(folder / "signer.key"),
+                        signer_state_file=str(folder / f"{run}.signed.sqlite"),
+                    )
+                    receipts = open_receipts(settings, app, run_publisher=True)
+                    assert receipts is not None
+                    if mode == "unguarded":
+                        unguard(receipts)
+                    elif mode == "guarded-full":
+                        fully_synced(receipts, settings.signer_state_file)
+                try:
+                    commands, seconds, _ = replay(app, scripts)
+                finally:
+                    if receipts is not None:
+                        receipts.close()
+                    app.close()
+                    if kind == "postgres":
+                        with connect_test_postgres() as db:
+                            db.execute(f"DROP SCHEMA {schema} CASCADE")
+                rates[mode].append(commands / seconds)
+                print(
+                    f"signer {kind} round {k} {mode:9}: {commands} commands, "
+                    f"{commands / seconds:6.0f} commands/s",
+                    flush=True,
+                )
+        median = {mode: statistics.median(rates[mode]) for mode in modes}
+        print(
+            f"signer {kind}: median commands/s off {median['off']:.0f}, receipts on without "
+            f"the guard {median['unguarded']:.0f} ({median['unguarded'] / median['off']:.3f} of "
+            f"off), with the guard {median['guarded']:.0f} ({median['guarded'] / median['off']:.3f}"
+            f" of off, {median['guarded'] / median['unguarded']:.3f} of unguarded); with "
+            f"every guard commit fsynced {median['guarded-full']:.0f} "
+            f"({median['guarded-full'] / median['off']:.3f} of off)"
+        )
+    receipt_sizes(folder, scripts[0])
+
+
+def receipt_sizes(folder: Path, script: Script) -> None:
+    """Each command's receipt's size over one recorded game."""
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(folder / "s.db")}
+    app = Opus(env=env)
+    settings = ReceiptsSettings(
+        key_file=str(folder / "signer.key"), signer_state_file=str(folder / "s.signed.sqlite")
+    )
+    receipts = open_receipts(settings, app)
+    sizes: list[int] = []
+    try:
+        game = app.create_game(secret=script.secret)
+
+        def measured(command: Callable[[], object]) -> None:
+            with collecting() as made:
+                command()
+            sizes.append(len(made[game].encode().encode()))
+
+        for name in NAMES[: script.players]:
+            measured(partial(app.join, game, name))
+        measured(partial(app.start, game))
+        for move in script.moves:
+            measured(partial(app.play, game, move))
+    finally:
+        if receipts is not None:
+            receipts.close()
+        app.close()
+    print(
+        f"receipt size over a game of {len(sizes)} commands: min {min(sizes)} B, median "
+        f"{statistics.median(sizes):.0f} B, max {max(sizes)} B (the last: {sizes[-1]} B)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=16, help="live: concurrent 2-player games")
@@ -315,10 +460,14 @@ def main() -> None:
     )
     parser.add_argument("--skip-live", action="store_true")
     parser.add_argument("--skip-witness", action="store_true")
+    parser.add_argument("--skip-signer", action="store_true")
+    parser.add_argument("--signer-games", type=int, default=30, help="signer: games replayed")
     add_arguments(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="opus-receipts-bench-") as tmp:
         folder = Path(tmp)
+        if not args.skip_signer:
+            signer_bench(args, folder)
         if not args.skip_witness:
             witness_bench(args, folder)
         if not args.skip_live:

@@ -210,7 +210,13 @@ def open_receipts(
     transitions = load_transitions(settings.transitions_path)
     retired = load_retired(settings.retired_keys_file)
     check_keys(signer, transitions, retired)
-    trees = AggregateTrees(app, signer, SignerState(settings.signer_state_path), publish)
+    state = SignerState(settings.signer_state_path)
+    try:
+        state.check_key(signer.verifier, transitions)
+    except ValueError:
+        state.close()
+        raise
+    trees = AggregateTrees(app, signer, state, publish)
     logs = open_global_logs(app, signer)
     retired = retired_keys(retired, transitions)
     receipts = Receipts(settings, trees, logs, retired, transitions)

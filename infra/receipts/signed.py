@@ -8,10 +8,19 @@ A small SQLite file (``OPUS_RECEIPTS_SIGNER_STATE``; by default
 and root of the largest checkpoint signed. Every process signing with the
 key opens the same file (WAL: readers never wait; ``BEGIN IMMEDIATE``: one
 writer at a time), so a checkpoint is checked and remembered in one
-transaction, committed to disk (``synchronous=FULL``) before the signature
-exists. Editing the event store, then rebuilding a tree from it, cannot
-make the signer sign a second root for a size it signed: it refuses
-(``TwoHistories``), and the refusal is logged.
+transaction, committed before the signature exists. ``synchronous=NORMAL``
+(WAL): a commit survives the process killed at any point; a power cut may
+lose the last commits' records, never the events they follow (the event
+store's commits are durable), so what is signed after still has to be
+consistent with the history the store holds. FULL (a second fsync for every
+command) costs a third of the commands/s on a disk whose fsync takes
+milliseconds (bench/receipts.py, README). Editing the event store, then
+rebuilding a tree from it, cannot make the signer sign a second root for a
+size it signed: it refuses
+(``TwoHistories``), and the refusal is logged. The file also remembers the
+key that signs: another key in the key file is taken only when the key
+transitions lead to it from that one (``check_key``), so no key changes in
+silence either.
 """
 
 from __future__ import annotations
@@ -23,6 +32,8 @@ from pathlib import Path
 
 from domain.transparency.formats import Checkpoint
 from domain.transparency.history import ProofSource, Signed, TwoHistories, admit
+from domain.transparency.note import NoteError, Verifier
+from domain.transparency.transitions import follow_transitions
 from infra.logthrottle import LogThrottle
 
 log = logging.getLogger(__name__)
@@ -41,11 +52,47 @@ class SignerState:
             self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
         )
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS signed (origin TEXT PRIMARY KEY, "
             "size INTEGER NOT NULL, root BLOB NOT NULL)"
         )
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS signing_key (id INTEGER PRIMARY KEY CHECK (id = 1), "
+            "vkey TEXT NOT NULL)"
+        )
+
+    def check_key(self, key: Verifier, transitions: list[str]) -> None:
+        """That ``key`` is the key that signed before, or one the key
+        transitions lead to from it (then remembered as the key that signs);
+        ValueError, saying what to do, for a key changed in silence."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                row = self._db.execute("SELECT vkey FROM signing_key WHERE id = 1").fetchone()
+                before = None if row is None else Verifier.from_vkey(str(row[0]))
+                if before is not None and before != key:
+                    try:
+                        reached = follow_transitions(before, transitions)
+                    except NoteError as e:
+                        raise ValueError(f"the key transitions: {e}") from None
+                    if reached[-1] != key:
+                        raise ValueError(
+                            f"the key file's key {key.vkey()} is not the key that signed before "
+                            f"({before.vkey()}) and no key transition leads from that one to it: "
+                            "a key changed in silence. Sign the transition with both keys "
+                            "(opus receipts rotate --old OLD.key --new NEW.key)"
+                        )
+                if before != key:
+                    self._db.execute(
+                        "INSERT INTO signing_key (id, vkey) VALUES (1, ?) ON CONFLICT (id) "
+                        "DO UPDATE SET vkey = excluded.vkey",
+                        (key.vkey(),),
+                    )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
 
     def latest(self, origin: str) -> Signed | None:
         """The largest checkpoint of ``origin`` signed, if any."""

@@ -92,3 +92,22 @@ def test_rotate_names_an_unreadable_key(tmp_path: Path, keys: tuple[Path, Signer
     assert code == 1 and "the new key" in output and "is not a signing key" in output
     code, output = _rotate(old_file, tmp_path / "missing.key")
     assert code == 1 and "could not be read" in output
+
+
+def test_a_key_replaced_in_the_key_file_without_a_transition_is_refused(
+    tmp_path: Path, keys: tuple[Path, Signer]
+) -> None:
+    key_file, old = keys
+    embedded_app(tmp_path, run_projections=False).extensions["opus"].close()  # it signed
+    old_file = tmp_path / "old.key"
+    old_file.write_text(old.to_text())
+    new = Signer.generate("opus.test")
+    key_file.write_text(new.to_text())  # the same path, another key: no retired key, no note
+    with pytest.raises(ValueError, match="is not the key that signed before"):
+        embedded_app(tmp_path, run_projections=False)
+    assert _rotate(old_file, key_file)[0] == 0  # the transition, signed by both
+    app = embedded_app(tmp_path, run_projections=False)
+    try:
+        assert app.test_client().get("/.well-known/opus-receipts").json["vkey"] == new.vkey()
+    finally:
+        app.extensions["opus"].close()
