@@ -77,6 +77,16 @@ def check_unique(name: str, taken: list[str]) -> None:
 # ---- names that cannot impersonate -------------------------------------------------------
 
 
+def refusal(
+    error: Callable[[str], Exception], message: str, reason: str, **values: str
+) -> Exception:
+    """``error(message)`` carrying ``reason`` and its values as ``name_refusal``,
+    so a page can say it in its own language (api/web/name_words.py)."""
+    refused = error(message)
+    refused.name_refusal = (reason, values)  # type: ignore[attr-defined]
+    return refused
+
+
 def invisible_character(text: str) -> str | None:
     """The first character of ``text`` drawn as nothing or as blank space
     (other than the plain space), None if none."""
@@ -95,10 +105,11 @@ def check_visible(field: str, text: str, error: Callable[[str], Exception]) -> N
     or as blank space (``invisible_character``), naming it."""
     char = invisible_character(text)
     if char is not None:
-        raise error(
+        message = (
             f"{field} may not hold {describe(char)}: it shows as nothing or as blank "
             "space, so the name could pass for another (our decision)"
         )
+        raise refusal(error, message, "invisible", char=describe(char))
 
 
 def look_alike(name: str, others: Iterable[str]) -> str | None:
@@ -115,10 +126,11 @@ def check_not_look_alike(
     says whose names they are: "a name taken in this game")."""
     other = look_alike(name, others)
     if other is not None:
-        raise error(
+        message = (
             f"{name!r} looks like {other!r}, {where}: choose a name that cannot be "
             "taken for another (our decision)"
         )
+        raise refusal(error, message, "look_alike", name=name, other=other)
 
 
 @cache
@@ -138,22 +150,25 @@ def looks_like_a_bot(name: str) -> bool:
     return _bot_names().fullmatch(look(name)) is not None
 
 
-def bot_claim(name: str, contribution: str = "") -> str | None:
+def bot_claim(name: str, contribution: str = "") -> tuple[str, str] | None:
     """Why a seat or a registration with this name and seed contribution
-    would pass for one of the service's bots, None if it would not."""
+    would pass for one of the service's bots (the reason, in words), None
+    if it would not."""
     if looks_like_a_bot(name):
-        return f"{name!r} looks like the name of one of the service's bots"
+        return "bot_name", f"{name!r} looks like the name of one of the service's bots"
     if look(contribution).startswith(BOT_CONTRIBUTION):
-        return f"a seed contribution reading {BOT_CONTRIBUTION!r} is a bot's"
+        return "bot_contribution", f"a seed contribution reading {BOT_CONTRIBUTION!r} is a bot's"
     return None
 
 
 def check_no_bot_claim(name: str, contribution: str, error: Callable[[str], Exception]) -> None:
     """Raise ``error`` if a person's seat or registration would claim a bot
     (``bot_claim``): only the service's own bot seats may."""
-    why = bot_claim(name, contribution)
-    if why is not None:
-        raise error(f"{why}: only the service's bots take it (our decision)")
+    claim = bot_claim(name, contribution)
+    if claim is not None:
+        reason, why = claim
+        message = f"{why}: only the service's bots take it (our decision)"
+        raise refusal(error, message, reason, name=name)
 
 
 def check_new_entrant(

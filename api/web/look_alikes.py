@@ -26,4 +26,6 @@ def refuse_look_alike(name: str, account_id: UUID | None = None) -> None:
     than ``account_id`` (the one renamed; None for a new account)."""
     for other in services().views.accounts_like(name):
         if account_id is None or other["id"] != str(account_id):
-            raise PageError(409, text("names_look_alike", g.lang, name=name, other=other["name"]))
+            raise PageError(
+                409, text("names_look_alike_account", g.lang, name=name, other=other["name"])
+            )

@@ -60,6 +60,7 @@ from api.runtime import services
 from api.web import i18n, present
 from api.web.bot_marks import bot_kinds, mark_bots
 from api.web.i18n import LANG_COOKIE, LANGS, card_info, negotiate, text
+from api.web.name_words import name_words
 from api.web.receipts_page import with_witnesses
 from api.web.replay import (
     UPLOADED_REPLAYS,
@@ -244,6 +245,7 @@ def refused(e: Exception) -> Any:
     else:
         log.exception("page error")
     lang = g.get("lang") or i18n.DEFAULT_LANG
+    message = name_words(e, lang) or message  # a refused name, in this page's language
     if rule:
         words = text("refused", lang, rule=rule, message=message)
     else:

@@ -113,14 +113,40 @@ def test_a_person_may_not_seat_as_a_look_alike_or_as_a_bot_on_the_pages(app: Fla
     csrf = csrf_of(client)
     game, _ = create(client, csrf)
     join(client, csrf, game, "Ada")
-    stranger = app.test_client()
-    stranger_csrf = csrf_of(stranger)
-    for name, words in (
-        (f"{CYRILLIC_A}da", "looks like &#39;Ada&#39;, a name taken in this game"),
-        (f"Greedy b{CYRILLIC_O}t", "looks like the name of one of the service&#39;s bots"),
-        ("Ada\u200d", "U+200D (ZERO WIDTH JOINER)"),
-    ):
-        answer = stranger.post(f"/table/{game}/join", data={"csrf": stranger_csrf, "name": name})
-        assert answer.status_code == 409, name
-        assert words in answer.get_data(as_text=True), name
+    for lang, cases in {
+        "en": (
+            (f"{CYRILLIC_A}da", f"“{CYRILLIC_A}da” looks like “Ada”, a name already taken here"),
+            (f"Greedy b{CYRILLIC_O}t", "looks like the name of one of the service&#39;s bots"),
+            ("Ada\u200d", "A name may not hold U+200D (ZERO WIDTH JOINER)"),
+        ),
+        "ru": (
+            (f"{CYRILLIC_A}da", f"«{CYRILLIC_A}da» выглядит как «Ada» — это имя здесь уже занято"),
+            (f"Greedy b{CYRILLIC_O}t", "выглядит как имя одного из ботов сервиса"),
+            ("Ada\u3164", "В имени нельзя использовать U+3164 (HANGUL FILLER)"),
+        ),
+    }.items():
+        stranger = app.test_client()
+        stranger.set_cookie("opus_lang", lang)
+        stranger_csrf = csrf_of(stranger)
+        for name, words in cases:
+            form = {"csrf": stranger_csrf, "name": name}
+            answer = stranger.post(f"/table/{game}/join", data=form)
+            assert answer.status_code == 409, name
+            assert words in answer.get_data(as_text=True), (lang, name)
     assert opus(app).state(UUID(game)).names == ["Ada"]
+
+
+def test_the_api_refuses_a_persons_bot_seat_and_look_alike_registration(app: Flask) -> None:
+    api = app.test_client()
+    game = api.post("/games", json={}).get_json()["game_id"]
+    answer = api.post(
+        f"/games/{game}/players", json={"name": "Ada", "contribution": "bot:greedy:00"}
+    )
+    assert answer.status_code == 409
+    assert "a seed contribution reading 'bot:' is a bot's" in answer.get_json()["message"]
+    cup = api.post("/tournaments", json={"name": "Cup"}).get_json()["tournament_id"]
+    assert api.post(f"/tournaments/{cup}/players", json={"name": "Ada"}).status_code == 201
+    answer = api.post(f"/tournaments/{cup}/players", json={"name": f"{CYRILLIC_A}da"})
+    assert answer.status_code == 409
+    assert "looks like 'Ada', a name registered in this tournament" in answer.get_json()["message"]
+    assert opus(app).state(UUID(game)).names == []  # the refused seat recorded nothing

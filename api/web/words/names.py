@@ -4,12 +4,34 @@ key: (English, Russian)."""
 from __future__ import annotations
 
 WORDS: dict[str, tuple[str, str]] = {
-    "names_look_alike": (
+    "names_look_alike_account": (
         "The name “{name}” looks like “{other}”, the name of another account (letters of "
         "other alphabets that look the same, such as a Cyrillic “А”, count as the same "
         "letter): choose a name that cannot be taken for it.",
         "Имя «{name}» выглядит как «{other}» — имя другой учётной записи (одинаковые на вид "
         "буквы разных алфавитов, например латинская «A» и русская «А», считаются одной "
         "буквой): выберите имя, которое с ним не спутать.",
+    ),
+    "names_look_alike": (
+        "“{name}” looks like “{other}”, a name already taken here (letters of other "
+        "alphabets that look the same count as the same letter): choose a name that cannot "
+        "be taken for it.",
+        "«{name}» выглядит как «{other}» — это имя здесь уже занято (одинаковые на вид буквы "
+        "разных алфавитов считаются одной буквой): выберите имя, которое с ним не спутать.",
+    ),
+    "names_invisible": (
+        "A name may not hold {char}: it shows as nothing or as blank space, so the name "
+        "could pass for another.",
+        "В имени нельзя использовать {char}: этот символ не виден или выглядит как пробел, "
+        "и имя можно принять за другое.",
+    ),
+    "names_bot_name": (
+        "“{name}” looks like the name of one of the service's bots: only the bots take such names.",
+        "«{name}» выглядит как имя одного из ботов сервиса: такие имена только у ботов.",
+    ),
+    "names_bot_contribution": (
+        "A seed contribution starting “bot:” marks a bot's seat: only the service's bots give one.",
+        "Вклад в зерно, начинающийся с «bot:», отмечает место бота: такой вклад дают только "
+        "боты сервиса.",
     ),
 }
