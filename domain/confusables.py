@@ -12,7 +12,9 @@ conservative key: "Il" and "ll" share it, as do "m" and "rn".
 
 ``default_ignorable`` is Unicode's Default_Ignorable_Code_Point property
 (DerivedCoreProperties.txt): what a renderer draws as nothing (the joiners,
-variation selectors, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0…).
+variation selectors, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0…);
+``joining_type`` and ``combining_class`` are the properties RFC 5892's
+CONTEXTJ rules read to tell where a joiner is a script's own.
 
 The Unicode version is ICU's (``UNICODE_VERSION``), not the running
 Python's; a newer ICU may map a few more characters, so a name once
@@ -29,6 +31,8 @@ import icu  # type: ignore[import-untyped]  # PyICU: no type information
 UNICODE_VERSION: str = icu.UNICODE_VERSION
 _checker = icu.SpoofChecker()  # read-only once made: ICU allows it in every thread
 _IGNORABLE = icu.UProperty.DEFAULT_IGNORABLE_CODE_POINT
+_JOINING_TYPE = icu.UProperty.JOINING_TYPE
+_SHORT = icu.UPropertyNameChoice.SHORT_PROPERTY_NAME
 
 
 def skeleton(text: str) -> str:
@@ -38,11 +42,28 @@ def skeleton(text: str) -> str:
 
 
 def look(name: str) -> str:
-    """The key two names that look alike share, whatever their case."""
-    text = unicodedata.normalize("NFKC", name)
+    """The key two names that look alike share, whatever their case.
+    Default-ignorable code points are left out first, as UTS #39's skeleton
+    does from Unicode 15.1 on (ICU's may be older): "क्‍ष" with a joiner
+    looks like "क्ष" without."""
+    text = "".join(c for c in unicodedata.normalize("NFKC", name) if not default_ignorable(c))
     for _ in range(2):
         text = skeleton(text).casefold()
     return " ".join(text.split())
+
+
+def joining_type(char: str) -> str:
+    """Unicode's Joining_Type of ``char``, by its short name ("D", "R", "L",
+    "T", "C" or "U"): how Arabic-like scripts join it to its neighbours."""
+    value = icu.Char.getIntPropertyValue(char, _JOINING_TYPE)
+    name: str = icu.Char.getPropertyValueName(_JOINING_TYPE, value, _SHORT)
+    return name
+
+
+def combining_class(char: str) -> int:
+    """Unicode's Canonical_Combining_Class of ``char`` (9: a virama)."""
+    found: int = icu.Char.getCombiningClass(char)
+    return found
 
 
 def default_ignorable(char: str) -> bool:

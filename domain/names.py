@@ -15,10 +15,13 @@ a name is chosen, never when stored events are replayed or verified:
 
 - **Nothing blank-looking** (``check_visible``): a name of an account, a
   seat, an entrant or a tournament holds no default-ignorable code point
-  (the joiners U+200C/U+200D the text policy lets through, variation
-  selectors, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0…), no
-  U+2800 BRAILLE PATTERN BLANK and no white space but the plain space, so
-  "Ada" beside "Ada" with a zero-width joiner or a Hangul filler cannot be.
+  (variation selectors, the Hangul fillers U+115F, U+1160, U+3164,
+  U+FFA0…), no U+2800 BRAILLE PATTERN BLANK and no white space but the
+  plain space, so "Ada" beside "Ada" with a Hangul filler cannot be. The
+  joiners U+200C/U+200D the text policy lets through for the scripts that
+  need them are kept only where those scripts need them (RFC 5892's
+  CONTEXTJ: after a virama, a non-joiner between joining letters), so
+  "Ada" with a zero-width joiner is refused and "क्‍ष" is not.
 - **No look-alike** (``look_alike``): a new name may not look like one
   already there (domain/confusables.py's ``look``: UTS #39's skeleton, blind
   to case): "Аda" with a Cyrillic А beside "Ada". Where "there" is: the
@@ -37,12 +40,14 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from functools import cache
 
-from domain.confusables import default_ignorable, look
+from domain.confusables import combining_class, default_ignorable, joining_type, look
 from domain.errors import SetupError
-from domain.text import check_text, describe, name_key
+from domain.text import JOINERS, check_text, describe, name_key
 
 MAX_NAME = 40
 BLANK_LOOKING = frozenset({"\u2800"})  # BRAILLE PATTERN BLANK: drawn as an empty cell
+ZWNJ = "\u200c"  # ZERO WIDTH NON-JOINER (ZERO WIDTH JOINER is U+200D)
+VIRAMA = 9  # the canonical combining class of a virama
 BOT_CONTRIBUTION = "bot:"  # a seat's contribution the analytics read its bot from
 
 
@@ -87,11 +92,28 @@ def refusal(
     return refused
 
 
+def joiner_in_context(text: str, index: int) -> bool:
+    """Whether the joiner at ``text[index]`` is where a script needs it, by
+    RFC 5892's CONTEXTJ rules (Appendix A.1, A.2): either joiner after a
+    virama (Devanagari's "क्‍ष"); ZERO WIDTH NON-JOINER between letters that
+    would join (Persian's "می‌خواهم"), transparent marks aside."""
+    if index > 0 and combining_class(text[index - 1]) == VIRAMA:
+        return True
+    if text[index] != ZWNJ:
+        return False
+    before = (joining_type(c) for c in reversed(text[:index]))
+    after = (joining_type(c) for c in text[index + 1 :])
+    left = next((kind for kind in before if kind != "T"), "U")
+    right = next((kind for kind in after if kind != "T"), "U")
+    return left in ("L", "D") and right in ("R", "D")
+
+
 def invisible_character(text: str) -> str | None:
     """The first character of ``text`` drawn as nothing or as blank space
-    (other than the plain space), None if none."""
-    for char in text:
-        if char == " ":
+    (other than the plain space, and a joiner where its script needs it),
+    None if none."""
+    for index, char in enumerate(text):
+        if char == " " or (char in JOINERS and joiner_in_context(text, index)):
             continue
         if default_ignorable(char) or char in BLANK_LOOKING:
             return char

@@ -189,3 +189,19 @@ def test_a_tournaments_name_may_not_be_blank_looking() -> None:
     for name in ("\u3164", "Cup\u2800", "Cup\u200d"):
         with pytest.raises(CreationError, match=r"^T1\.1: a tournament's name may not hold U\+"):
             app.tournaments.create(name, caller=Caller(token_hash("organiser")))
+
+
+def test_a_joiner_is_kept_only_where_its_script_needs_it() -> None:
+    # RFC 5892's CONTEXTJ: after a virama (Devanagari), a non-joiner between
+    # joining letters (Persian "mi-khaham"), transparent marks aside
+    for name in ("\u0915\u094d\u200d\u0937", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"):
+        assert joined(name) == [name]
+    assert joined("\u0645\u064b\u200c\u064b\u0645") == ["\u0645\u064b\u200c\u064b\u0645"]
+    # an alef joins nothing after it: no non-joiner is needed there
+    with pytest.raises(SetupError, match=r"U\+200C \(ZERO WIDTH NON-JOINER\)"):
+        joined("\u0627\u200c\u0645")
+
+
+def test_a_name_that_differs_from_a_seat_by_a_joiner_alone_looks_like_it() -> None:
+    with pytest.raises(SetupError, match="looks like"):
+        joined("\u0915\u094d\u0937", "\u0915\u094d\u200d\u0937")
