@@ -25,11 +25,13 @@ chosen, never when stored events are replayed or verified.
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 
 import icu  # type: ignore[import-untyped]  # PyICU: no type information
 
 UNICODE_VERSION: str = icu.UNICODE_VERSION
 _checker = icu.SpoofChecker()  # read-only once made: ICU allows it in every thread
+LOOKS_KEPT = 65_536  # names whose look is kept (a tournament's registrations, read at each new one)
 _IGNORABLE = icu.UProperty.DEFAULT_IGNORABLE_CODE_POINT
 _JOINING_TYPE = icu.UProperty.JOINING_TYPE
 _SHORT = icu.UPropertyNameChoice.SHORT_PROPERTY_NAME
@@ -41,6 +43,7 @@ def skeleton(text: str) -> str:
     return result
 
 
+@lru_cache(maxsize=LOOKS_KEPT)
 def look(name: str) -> str:
     """The key two names that look alike share, whatever their case.
     Default-ignorable code points are left out first, as UTS #39's skeleton
