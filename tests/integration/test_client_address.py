@@ -25,6 +25,8 @@ from werkzeug.serving import make_server
 
 from api.app import create_app
 from infra.settings import EMBEDDED_DEFAULTS
+from tests.conftest import REDIS_URL
+from tests.redis_keys import drop_prefix
 
 PROXY = "127.0.0.2"  # the trusted proxy's address (OPUS_TRUSTED_PROXY_NETWORKS)
 DIRECT = "127.0.0.1"  # anyone else on the network: not a proxy
@@ -33,7 +35,7 @@ TIMEOUT = 10.0  # seconds any request may take
 
 
 @contextmanager
-def served(folder: Path) -> Iterator[int]:
+def served(folder: Path, **settings: str | None) -> Iterator[int]:
     """The app behind one trusted proxy, served over HTTP: its port."""
     app = create_app(
         {
@@ -48,6 +50,7 @@ def served(folder: Path) -> Iterator[int]:
             "OPUS_TRUSTED_PROXY_NETWORKS": f"{PROXY}/32",
             "OPUS_SIGN_IN_RATE_LIMIT": f"{LIMIT}/60",
             "OPUS_RATE_LIMIT": f"{LIMIT}/60",
+            **settings,
         }
     )
     server = make_server(DIRECT, 0, app, threaded=True)
@@ -162,3 +165,20 @@ def test_the_apis_limit_on_creating_games_counts_the_direct_client(tmp_path: Pat
         ]
         assert statuses[:LIMIT] == [201] * LIMIT, statuses
         assert statuses[LIMIT:] == [429] * 2, statuses
+
+
+def test_two_workers_on_redis_share_one_accounts_count(tmp_path: Path) -> None:
+    prefix = f"opus-test:{uuid.uuid4().hex[:8]}:"
+    redis = {"REDIS_URL": REDIS_URL, "OPUS_REDIS_PREFIX": prefix}
+    try:
+        with served(tmp_path, **redis) as one, served(tmp_path, **redis) as two:
+            workers = [Browser(one, PROXY).open(), Browser(two, PROXY).open()]
+            victim = uuid.uuid4()
+            statuses = [
+                workers[n % 2].sign_in(wrong_key(victim), f"203.0.113.{n}")
+                for n in range(LIMIT + 2)
+            ]
+            assert 429 not in statuses[:LIMIT]
+            assert statuses[LIMIT:] == [429] * 2, statuses
+    finally:
+        drop_prefix(REDIS_URL, prefix)
