@@ -56,11 +56,21 @@ class WitnessProcess:
         self.vkey = key.as_type(COSIGNATURE_V1).vkey()
         self.process: subprocess.Popen[bytes] | None = None
 
-    def start(self) -> None:
+    def args(self, *more: str) -> list[str]:
         args = [OPUS, "witness", "--store", str(self.folder / "store")]
         args += ["--key", str(self.folder / "witness.key"), "--port", str(self.port)]
         for vkey in self.logs:
             args += ["--log", vkey]
+        return [*args, *more]
+
+    def refuses_to_start(self) -> str:
+        """What it says when it will not start (it must exit at once)."""
+        done = subprocess.run(self.args(), capture_output=True, text=True, timeout=60)
+        assert done.returncode != 0, done.stdout
+        return done.stdout + done.stderr
+
+    def start(self, *more: str) -> None:
+        args = self.args(*more)
         with open(self.folder / "witness.log", "ab") as log:
             self.process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
         process = self.process
@@ -308,7 +318,10 @@ def test_a_new_key_without_a_transition_is_caught(
     server.forget_what_it_signed()
     (server.folder / "events.db").unlink()
     witness.logs = [new.vkey()]
-    witness.start()
+    # the witness will not follow a key no transition hands over to...
+    assert "no transition statement" in witness.refuses_to_start()
+    # ...unless its operator says the log is new
+    witness.start("--add-log")
     server.start()
     play(server.base, 4)
     if name == NAME:  # the witness refuses the new history under the old name
