@@ -148,11 +148,21 @@ def check_not_look_alike(
     says whose names they are: "a name taken in this game")."""
     other = look_alike(name, others)
     if other is not None:
+        chars = differing_characters(name, other)
         message = (
-            f"{name!r} looks like {other!r}, {where}: choose a name that cannot be "
-            "taken for another (our decision)"
+            f"{name!r} looks like {other!r}, {where} ({chars} can be taken for other "
+            "characters): choose a name that cannot be taken for another (our decision)"
         )
-        raise refusal(error, message, "look_alike", name=name, other=other)
+        raise refusal(error, message, "look_alike", name=name, other=other, chars=chars)
+
+
+def differing_characters(name: str, other: str, most: int = 3) -> str:
+    """The characters of ``name`` that ``other`` does not hold, named (at most
+    ``most``): what tells two names that look alike apart, for a person who
+    sees "Аda" and "Ada" drawn the same ("U+0410 (CYRILLIC CAPITAL LETTER A)")."""
+    theirs = set(other)
+    differing = list(dict.fromkeys(c for c in name if c not in theirs and c != " "))
+    return ", ".join(describe(c) for c in differing[:most]) or "nothing but spacing"
 
 
 @cache

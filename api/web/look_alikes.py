@@ -19,6 +19,7 @@ from flask import g
 from api.runtime import services
 from api.web.i18n import text
 from api.web.pages import PageError
+from domain.names import differing_characters
 
 
 def refuse_look_alike(name: str, account_id: UUID | None = None) -> None:
@@ -26,6 +27,8 @@ def refuse_look_alike(name: str, account_id: UUID | None = None) -> None:
     than ``account_id`` (the one renamed; None for a new account)."""
     for other in services().views.accounts_like(name):
         if account_id is None or other["id"] != str(account_id):
-            raise PageError(
-                409, text("names_look_alike_account", g.lang, name=name, other=other["name"])
+            chars = differing_characters(name, other["name"])
+            words = text(
+                "names_look_alike_account", g.lang, name=name, other=other["name"], chars=chars
             )
+            raise PageError(409, words)

@@ -5,19 +5,16 @@ from __future__ import annotations
 
 WORDS: dict[str, tuple[str, str]] = {
     "names_look_alike_account": (
-        "The name “{name}” looks like “{other}”, the name of another account (letters of "
-        "other alphabets that look the same, such as a Cyrillic “А”, count as the same "
-        "letter): choose a name that cannot be taken for it.",
-        "Имя «{name}» выглядит как «{other}» — имя другой учётной записи (одинаковые на вид "
-        "буквы разных алфавитов, например латинская «A» и русская «А», считаются одной "
-        "буквой): выберите имя, которое с ним не спутать.",
+        "The name “{name}” looks like “{other}”, the name of another account: {chars} in it "
+        "can be taken for other characters. Choose a name that cannot be taken for it.",
+        "Имя «{name}» выглядит как «{other}» — имя другой учётной записи: {chars} в нём "
+        "можно принять за другие символы. Выберите имя, которое с ним не спутать.",
     ),
     "names_look_alike": (
-        "“{name}” looks like “{other}”, a name already taken here (letters of other "
-        "alphabets that look the same count as the same letter): choose a name that cannot "
-        "be taken for it.",
-        "«{name}» выглядит как «{other}» — это имя здесь уже занято (одинаковые на вид буквы "
-        "разных алфавитов считаются одной буквой): выберите имя, которое с ним не спутать.",
+        "“{name}” looks like “{other}”, a name already taken here: {chars} in it can be "
+        "taken for other characters. Choose a name that cannot be taken for it.",
+        "«{name}» выглядит как «{other}» — это имя здесь уже занято: {chars} в нём можно "
+        "принять за другие символы. Выберите имя, которое с ним не спутать.",
     ),
     "names_invisible": (
         "A name may not hold {char}: it shows as nothing or as blank space, so the name "
