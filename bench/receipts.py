@@ -30,7 +30,9 @@
    SQLite transaction beside the key for every checkpoint signed, WAL and
    synchronous=NORMAL) and with each of its commits fsynced (FULL),
    ``--rounds`` times interleaved, each run on a fresh store; the medians
-   and the rates against off. And a receipt's size in bytes over a game.
+   and the rates against off; first the guard alone: the time of one
+   admission (synchronous NORMAL and FULL). And a receipt's size in bytes
+   over a game.
 
 Run: ``python bench/receipts.py [--games 16] [--moves 60] [--rounds 2]
 [--rate 1000] [--seconds 10] [--threads 8] [--signer-games 30] [--skip-live]
@@ -67,8 +69,9 @@ from bench.live import (  # noqa: E402
 )
 from domain.application import Opus  # noqa: E402
 from domain.simulation import NAMES  # noqa: E402
-from domain.transparency.formats import SignedCheckpoint  # noqa: E402
+from domain.transparency.formats import Checkpoint, SignedCheckpoint  # noqa: E402
 from domain.transparency.history import Signed  # noqa: E402
+from domain.transparency.merkle import Frontier, leaf_hash  # noqa: E402
 from domain.transparency.note import COSIGNATURE_V1, Signer, open_note  # noqa: E402
 from infra.receipts.aggregates import collecting  # noqa: E402
 from infra.receipts.service import Receipts, open_receipts  # noqa: E402
@@ -337,11 +340,36 @@ class FullySynced(SignerState):
 
 
 def fully_synced(receipts: Receipts, path: str) -> None:
-    receipts.trees.state.close()
-    receipts.trees.state = FullySynced(path)
+    shipped, receipts.trees.state = receipts.trees.state, FullySynced(path)
     for log in receipts.logs:
         if log.publisher is not None:
             log.publisher.state = receipts.trees.state
+    shipped.close()
+
+
+def guard_cost(folder: Path, admits: int = 2000) -> None:
+    """The guard alone: the time of one admission (a game's next checkpoint,
+    appending to the one signed before: the commands' path), NORMAL and FULL."""
+    for label, make in (("NORMAL", SignerState), ("FULL", FullySynced)):
+        state = make(folder / f"guard-{label}.sqlite")
+        frontier = Frontier()
+        times = []
+        try:
+            for i in range(admits):
+                before = Signed(frontier.size, frontier.root())
+                frontier.append(leaf_hash(i.to_bytes(8, "big")))
+                point = Checkpoint("opus.bench/guard", frontier.size, frontier.root())
+                started = time.perf_counter()
+                state.admit(point, extends=before)
+                times.append((time.perf_counter() - started) * 1e6)
+        finally:
+            state.close()
+        print(
+            f"guard, synchronous={label}: one admission p50 {percentile(times, 0.5):.0f} us, "
+            f"p99 {percentile(times, 0.99):.0f} us, mean {statistics.mean(times):.0f} us "
+            f"({admits} admissions)",
+            flush=True,
+        )
 
 
 def unguard(receipts: Receipts) -> None:
@@ -352,6 +380,7 @@ def unguard(receipts: Receipts) -> None:
 
 
 def signer_bench(args: argparse.Namespace, folder: Path) -> None:
+    guard_cost(folder)
     scripts = record(args.signer_games, 2, seed=7)
     modes = ("off", "unguarded", "guarded", "guarded-full")
     for kind in ("sqlite", "postgres"):
