@@ -46,21 +46,28 @@ class SignerState:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(
-            self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
-        )
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS signed (origin TEXT PRIMARY KEY, "
-            "size INTEGER NOT NULL, root BLOB NOT NULL)"
-        )
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS signing_key (id INTEGER PRIMARY KEY CHECK (id = 1), "
-            "vkey TEXT NOT NULL)"
-        )
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(
+                self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
+            )
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS signed (origin TEXT PRIMARY KEY, "
+                "size INTEGER NOT NULL, root BLOB NOT NULL)"
+            )
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS signing_key (id INTEGER PRIMARY KEY CHECK (id = 1), "
+                "vkey TEXT NOT NULL)"
+            )
+        except (OSError, sqlite3.Error) as e:
+            raise ValueError(
+                f"the signer's record of what it signed ({self.path}, OPUS_RECEIPTS_SIGNER_STATE) "
+                f"cannot be opened: {e}. Nothing is signed without it; restore it from a backup "
+                "(starting afresh forgets what was signed)"
+            ) from None
 
     def check_key(self, key: Verifier, transitions: list[str]) -> None:
         """That ``key`` is the key that signed before, or one the key

@@ -324,3 +324,10 @@ def test_an_edited_store_is_never_signed_a_second_root(tmp_path: Path, store: St
         assert seen.two_histories() == []
     finally:
         server.stop()
+
+
+def test_a_state_file_that_cannot_be_read_is_said_in_words(tmp_path: Path) -> None:
+    broken = tmp_path / "signed.sqlite"
+    broken.write_bytes(b"not a database, " * 100)
+    with pytest.raises(ValueError, match=r"record of what it signed .* cannot be opened"):
+        SignerState(broken)
