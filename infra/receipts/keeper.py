@@ -510,11 +510,13 @@ class Keeper:
             shown = None
             kept = self.kept(log, keys)
             if kept is not None:
+                for witness in trust.witnesses:
+                    self._anchor(witness, log, kept, keys)
                 signed = self.check(log, signed, keys, now=True)
             note, troubles, behind = signed.note, [], None
             for witness in trust.witnesses:
                 try:
-                    note = note.with_signatures(self._gossip(witness, log, signed, kept, keys))
+                    note = note.with_signatures(self._gossip(witness, log, signed, keys))
                 except _Behind as e:
                     behind = e.latest
                 except (OSError, _WitnessTrouble) as e:
@@ -552,35 +554,46 @@ class Keeper:
             return cosigned
         raise NotProven(f"{log.what()}: the witnesses' size kept changing; try again")
 
+    def _anchor(
+        self, witness: TrustedWitness, log: LogId, kept: SignedCheckpoint, keys: Keys
+    ) -> None:
+        """``kept`` handed to ``witness`` if it is behind it (its state deleted
+        or rewound), before anything the server shows now: so the witness
+        refuses a rewritten log whoever submits it. Misbehaviour if what the
+        witness cosigned and what this client kept cannot both be true."""
+        try:
+            text = witness_latest(witness.url, kept.checkpoint.origin)
+        except OSError:
+            return  # counted when it is asked to cosign
+        latest = None if text is None else self._cosigned_by(witness, text, keys)
+        if latest is not None:
+            small, large = sorted((latest, kept), key=lambda s: s.checkpoint.size)
+            self.extends(log, small, large, keys)
+        size = 0 if latest is None else latest.checkpoint.size
+        if size < kept.checkpoint.size:
+            proof = [] if latest is None else self.extends(log, latest, kept, keys)
+            try:
+                submit(witness.url, size, proof, kept.encode())
+            except OSError:
+                return
+
     def _gossip(
         self,
         witness: TrustedWitness,
         log: LogId,
         signed: SignedCheckpoint,
-        kept: SignedCheckpoint | None,
         keys: Keys,
     ) -> list[Signature]:
         """``signed`` handed to ``witness`` with the proof from the size it
-        cosigned last (first the kept one, if the witness is behind it);
-        its fresh cosignature, or Misbehaviour if what it cosigned and what
-        the server shows cannot both be true."""
+        cosigned last; its fresh cosignature, or Misbehaviour if what it
+        cosigned and what the server shows cannot both be true."""
         origin = signed.checkpoint.origin
         for _ in range(ROUNDS):
             text = witness_latest(witness.url, origin)
             latest = None if text is None else self._cosigned_by(witness, text, keys)
-            if latest is not None and kept is not None:
-                small, large = sorted((latest, kept), key=lambda s: s.checkpoint.size)
-                self.extends(log, small, large, keys)
-            size = 0 if latest is None else latest.checkpoint.size
-            if kept is not None and size < kept.checkpoint.size:
-                # the witness is behind what this client holds (its state deleted or
-                # rewound): anchor it again to what it cosigned, so a rewrite is refused
-                proof = [] if latest is None else self.extends(log, latest, kept, keys)
-                answer = submit(witness.url, size, proof, kept.encode())
-                if answer.ok:
-                    latest, size = kept, kept.checkpoint.size
             if latest is not None and latest.checkpoint.size > signed.checkpoint.size:
                 raise _Behind(latest)
+            size = 0 if latest is None else latest.checkpoint.size
             proof = [] if latest is None else self.extends(log, latest, signed, keys)
             answer = submit(witness.url, size, proof, signed.encode())
             if answer.status == 409:
@@ -589,11 +602,9 @@ class Keeper:
                 raise _WitnessTrouble(f"refused: {answer.said()}")
             try:
                 given = parse_note(Note(signed.note.text, ()).encode() + answer.text)
-                lines = [
-                    s for s in given.signatures if witness.verifier.verifies(signed.note.text, s)
-                ]
             except NoteError as e:
                 raise _WitnessTrouble(f"its answer is no cosignature: {e}") from None
+            lines = [s for s in given.signatures if witness.verifier.verifies(signed.note.text, s)]
             if not lines:
                 raise _WitnessTrouble("its answer holds no cosignature of its key")
             return lines

@@ -7,6 +7,7 @@ changed only by transition, its CORS and its refusals served, and
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import time
@@ -22,12 +23,13 @@ from api.cli import main
 from domain.transparency.formats import Checkpoint, SignedCheckpoint, TlogProof
 from domain.transparency.logs import aggregate_origin, aggregate_signer
 from domain.transparency.merkle import Tree, leaf_hash
-from domain.transparency.note import Signer, b64
+from domain.transparency.note import NoteError, Signer, b64, open_note
 from domain.transparency.transitions import make_transition
 from infra.eventlog import game_records
 from infra.receipts.witness import WitnessStore, origin_hash
 from infra.receipts.witness_keys import KeyRefused, follow_logs
 from tests.e2e.test_full_game_http import OPUS, free_port, stop
+from tests.e2e.test_receipts_attacks import Replaying
 from tests.integration.test_receipts import Witnessed, opus, play, receipts_cli, wait_until
 
 
@@ -40,11 +42,32 @@ def witnessed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Witne
     made.close()
 
 
+def cosigned_up_to_now(service: Witnessed) -> None:
+    """Waits until the service's latest global checkpoint carries the
+    witness's cosignature and covers its whole log."""
+    receipts = service.app.extensions["opus"].receipts
+    client = service.app.test_client()
+
+    def cosigned() -> bool:
+        receipts.sequencer.catch_up()  # the whole log in the tree, then published
+        receipts.publisher.wake()
+        note = client.get("/receipts/checkpoint").data.decode()
+        try:
+            open_note(note, [service.cosigner.verifier])
+        except NoteError:
+            return False
+        size = SignedCheckpoint.parse(note).checkpoint.size
+        return 0 < size == receipts.store.state()[0]
+
+    wait_until(cosigned)
+
+
 def test_a_stale_cosignature_is_refused_and_the_bound_is_the_persons(
     witnessed: Witnessed, tmp_path: Path
 ) -> None:
     service = witnessed
     play(service.app.test_client(), 2)
+    cosigned_up_to_now(service)
     base = ["--server", service.url, "--store", str(tmp_path / "kept")]
     assert receipts_cli("keep", *base, "--log", "global").exit_code == 0
     service.witness.close()  # no fresh cosignature to be had now
@@ -73,47 +96,49 @@ def test_a_players_move_is_kept_bound_to_its_receipt(witnessed: Witnessed, tmp_p
     (event_file,) = (store / "receipts").glob("*.event.json")
     event = json.loads(event_file.read_text())
     assert bytes.fromhex(event["chain"]) == receipt.extra  # "my move was this one"
+    receipt_file = str(tmp_path / "r.tlog-proof")
     other = game_records(opus(service.app), game)[receipt.index - 1].line()
-    wrong = receipts_cli(
-        "keep", *base, "--receipt", str(tmp_path / "r.tlog-proof"), "--event", other
-    )
+    wrong = receipts_cli("keep", *base, "--receipt", receipt_file, "--event", other)
     assert wrong.exit_code == 2 and "Traceback" not in wrong.output, wrong.output
     assert "the receipt is of version" in wrong.output
+    # the right version, another move: its chain value is not the receipt's
+    claimed = json.loads(line)
+    claimed["payload"] = {**(claimed["payload"] or {}), "claimed": True}
+    claimed["chain"] = hashlib.sha256(bytes.fromhex(claimed["chain"])).hexdigest()
+    forged = receipts_cli("keep", *base, "--receipt", receipt_file, "--event", json.dumps(claimed))
+    assert forged.exit_code == 2, forged.output
+    assert "not the event the server acknowledged" in forged.output
 
 
 def test_a_wiped_witness_is_anchored_again_by_a_clients_kept_checkpoint(
     witnessed: Witnessed, tmp_path: Path
 ) -> None:
-    """The witness's state is deleted; the client hands it back the
-    checkpoint it kept (cosigned before) before anything else, so a
-    rewritten log of the server's key is refused by the witness."""
+    """The witness's state is deleted and the server shows a rewritten log:
+    the client hands the witness the checkpoint it kept (cosigned before)
+    before anything the server shows, so the witness refuses the rewritten
+    log whoever submits it next; the client says what it saw."""
     service = witnessed
     play(service.app.test_client(), 3)
-    publisher = service.app.extensions["opus"].receipts.publisher
-    published = service.app.extensions["opus"].receipts.store
-
-    def cosigned_all() -> bool:
-        publisher.wake()
-        latest = service.store.latest("opus.test")
-        return latest is not None and latest.size == published.state()[0]
-
-    wait_until(cosigned_all)
-    base = ["--server", service.url, "--store", str(tmp_path / "kept")]
-    assert receipts_cli("keep", *base, "--log", "global").exit_code == 0
-    kept = SignedCheckpoint.parse(
-        (tmp_path / "kept" / "logs" / "global-0.checkpoint").read_text()
-    ).checkpoint
+    cosigned_up_to_now(service)
+    store = tmp_path / "kept"
+    kept = receipts_cli("keep", "--server", service.url, "--store", str(store), "--log", "global")
+    assert kept.exit_code == 0, kept.output
+    size = SignedCheckpoint.parse(
+        (store / "logs" / "global-0.checkpoint").read_text()
+    ).checkpoint.size
     for path in service.store.directory.glob("*.json"):
         path.unlink()  # the witness's state deleted
-    assert service.store.latest("opus.test") is None
-    again = receipts_cli("keep", *base, "--log", "global")
-    assert again.exit_code == 0, again.output
+    rewritten = Checkpoint("opus.test", size + 4, leaf_hash(b"another history"))
+    shown = service.signer.sign_note(rewritten.text()).encode()
+    replaying = Replaying(service.url, shown)
+    try:
+        seen = receipts_cli("check", "--server", replaying.url, "--store", str(store))
+    finally:
+        replaying.close()
+    assert seen.exit_code == 1 and "MISBEHAVIOUR" in seen.output, seen.output
     anchored = service.store.latest("opus.test")
-    assert anchored is not None and anchored.size >= kept.size
-    # the operator's rewritten log, signed by its key, the proof made up: refused
-    rewritten = Checkpoint("opus.test", anchored.size + 5, leaf_hash(b"another history"))
-    note = service.signer.sign_note(rewritten.text()).encode()
-    body = f"old {anchored.size}\n{b64(leaf_hash(b'x'))}\n\n{note}"
+    assert anchored is not None and anchored.size == size  # the kept one, cosigned again
+    body = f"old {size}\n{b64(leaf_hash(b'x'))}\n\n{shown}"
     refused = requests.post(f"{service.witness.url}/add-checkpoint", data=body, timeout=10)
     assert refused.status_code == 422
 
