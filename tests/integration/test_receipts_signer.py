@@ -9,7 +9,7 @@ no size is ever signed with a second root.
 
 And the rule itself (domain/transparency/history.py) through the signer's
 state file beside the key (infra/receipts/signed.py), shared by two
-processes' connections."""
+processes' connections; and a witness's answer taken whole or not at all."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import base64
 import hashlib
 import os
 import subprocess
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -25,12 +26,18 @@ from typing import Any
 
 import pytest
 import requests
+from flask import Flask, request
+from werkzeug.serving import make_server
 
+from domain.application import Opus
 from domain.transparency.formats import Checkpoint, SignedCheckpoint, TlogProof
 from domain.transparency.history import Signed, TwoHistories
 from domain.transparency.logs import aggregate_verifier
 from domain.transparency.merkle import Tree, leaf_hash
-from domain.transparency.note import Signer, open_note
+from domain.transparency.note import COSIGNATURE_V1, Signature, Signer, open_note, parse_note
+from infra.receipts.globallog import MemoryGlobalStore, Sequencer
+from infra.receipts.publisher import Publisher
+from infra.receipts.settings import Witness
 from infra.receipts.signed import SignerState
 from tests.e2e.test_full_game_http import OPUS, free_port, stop, wait_until_up
 from tests.settings import connect_test_postgres, test_postgres_env
@@ -331,3 +338,52 @@ def test_a_state_file_that_cannot_be_read_is_said_in_words(tmp_path: Path) -> No
     broken.write_bytes(b"not a database, " * 100)
     with pytest.raises(ValueError, match=r"record of what it signed .* cannot be opened"):
         SignerState(broken)
+
+
+# ---- a witness's answer, taken as signed-note takes a note --------------------------------
+
+
+def test_a_witness_answer_with_a_failing_line_of_its_key_is_refused_whole(tmp_path: Path) -> None:
+    """A witness (here one that lies: a real HTTP server answering as a
+    tlog-witness would) answers its valid cosignature and, beside it, a line
+    of its own key that fails: the publisher keeps none of its lines, where it
+    kept the valid one (C2SP signed-note: a known key's failing signature
+    rejects the whole note)."""
+    cosigner = Signer.generate("witness.test", COSIGNATURE_V1)
+    forged_line = [True]
+    witness = Flask("liar")
+
+    @witness.post("/add-checkpoint")
+    def add_checkpoint() -> str:
+        note = request.get_data(as_text=True).split("\n\n", 1)[1]
+        text = parse_note(note).text
+        good = cosigner.cosign(text, int(time.time()))
+        bad = Signature(cosigner.name, cosigner.key_id, good.signature[:8] + bytes(64))
+        return good.line() + (bad.line() if forged_line[0] else "")
+
+    server = make_server("127.0.0.1", 0, witness, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    app = Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    state = SignerState(tmp_path / "signed.sqlite")
+    try:
+        store = MemoryGlobalStore()
+        url = f"http://127.0.0.1:{server.server_port}"
+        publisher = Publisher(
+            Sequencer(app, store),
+            Signer.generate(NAME),
+            state,
+            (Witness(url, cosigner.vkey()),),
+        )
+        app.create_game()
+        note = publisher.step()
+        assert note is not None
+        assert not any(cosigner.verifier.matches(s) for s in parse_note(note).signatures)
+        forged_line[0] = False  # an honest answer is kept
+        app.create_game()
+        note = publisher.step()
+        assert note is not None
+        open_note(note, [cosigner.verifier])
+    finally:
+        server.shutdown()
+        state.close()
+        app.close()
