@@ -16,11 +16,10 @@ consistent with the history the store holds. FULL (a second fsync for every
 command) costs a third of the commands/s on a disk whose fsync takes
 milliseconds (bench/receipts.py, README). Editing the event store, then
 rebuilding a tree from it, cannot make the signer sign a second root for a
-size it signed: it refuses
-(``TwoHistories``), and the refusal is logged. The file also remembers the
-key that signs: another key in the key file is taken only when the key
-transitions lead to it from that one (``check_key``), so no key changes in
-silence either.
+size it signed: it refuses (``TwoHistories``), and the refusal is logged.
+The file also remembers the key that signs: another key in the key file is
+taken only when the key transitions lead to it from that one
+(``check_key``), so no key changes in silence either.
 """
 
 from __future__ import annotations
