@@ -221,6 +221,54 @@ class Opus(Application[UUID]):
 
         return self.runner.run(Command(game_id, Game, withdraw, organiser), caller)
 
+    # ---- clocks (R11) -------------------------------------------------------
+
+    def expire(self, game_id: UUID, *, caller: Caller = SERVICE) -> CommandOutcome:
+        """R11.4: record what a passed deadline owes (the scheduler's
+        command; the organiser's too). Refused when nothing is owed."""
+
+        def expire(game: Game, unit: Unit, caller: Caller) -> None:
+            game.expire(caller.command)
+
+        return self.runner.run(Command(game_id, Game, expire, organiser), caller)
+
+    def add_time(
+        self,
+        game_id: UUID,
+        seat: int,
+        seconds: int,
+        reason: str,
+        by: str,
+        *,
+        caller: Caller = SERVICE,
+    ) -> CommandOutcome:
+        """R11.6: the organiser gives a seat more time."""
+
+        def add(game: Game, unit: Unit, caller: Caller) -> None:
+            game.add_time(seat, seconds, reason, by, caller.command)
+
+        return self.runner.run(Command(game_id, Game, add, organiser), caller)
+
+    def pause_clocks(
+        self, game_id: UUID, reason: str, by: str, *, caller: Caller = SERVICE
+    ) -> CommandOutcome:
+        """R11.6: the organiser pauses the game's clocks."""
+
+        def pause(game: Game, unit: Unit, caller: Caller) -> None:
+            game.pause(reason, by, caller.command)
+
+        return self.runner.run(Command(game_id, Game, pause, organiser), caller)
+
+    def resume_clocks(
+        self, game_id: UUID, reason: str, by: str, *, caller: Caller = SERVICE
+    ) -> CommandOutcome:
+        """R11.6: the organiser runs the game's clocks again."""
+
+        def resume(game: Game, unit: Unit, caller: Caller) -> None:
+            game.resume(reason, by, caller.command)
+
+        return self.runner.run(Command(game_id, Game, resume, organiser), caller)
+
     # ---- queries -----------------------------------------------------------
 
     def organises(self, aggregate_id: UUID, token_hash: str) -> bool:

@@ -25,14 +25,17 @@ from uuid import UUID
 
 from eventsourcing.utils import get_topic
 
-from domain import engine
+from domain import clock_rules, engine
 from domain.chain import GENESIS, SEALED, event_record, next_chain, sealed_payload
+from domain.clock import micros
 from domain.collector import no_cyclic_gc
 from domain.disclosure import HIDING, hidden_fields, own_fields
 from domain.errors import RuleError
 from domain.events import (
     EVENT_TYPES,
     CardDiscarded,
+    ClocksPaused,
+    ClocksResumed,
     GameCalled,
     GameCreated,
     GameStarted,
@@ -44,6 +47,8 @@ from domain.events import (
     SpellCast,
     StageStolen,
     StageTaken,
+    TimeAdded,
+    TimeExpired,
     TournamentGameCreated,
     TurnEnded,
 )
@@ -51,6 +56,11 @@ from domain.game import Game
 from domain.moves import Assemble, Cast, Discard, Move, Pass, Place, Withdraw
 
 GAME_TOPIC = get_topic(Game)
+# the first events of a seat's own moves (R11.3: a seat's event)
+SEAT_MOVES = frozenset(
+    {"CardDiscarded", "RecipeAssembled", "RecipePlaced", "SpellCast", "StageStolen", "StageTaken"}
+    | {"TurnEnded"}
+)
 CREATED = frozenset({GameCreated.__name__, TournamentGameCreated.__name__})
 # the first events that hold an aggregate's secret, and the last that reveal it
 HOLDING_SECRET = CREATED | {"TournamentCreated"}
@@ -312,6 +322,8 @@ def _judge(records: Sequence[Record]) -> Game:
     if hashlib.sha256(bytes.fromhex(created.secret)).hexdigest() != created.commitment:
         raise Failure(first, "R9.1: the secret does not match the commitment")
     game: Game = _replayable(first, lambda: created.mutate(None))
+    if game.timed:
+        _check_command_times(records)
     i = 1
     while i < len(records):
         if game.state.status == "ended":
@@ -348,6 +360,8 @@ def _rejudge(
     p = record.payload or {}
     state = game.state
     try:
+        if game.timed and _clock_rejudged(game, record, apply):
+            return
         if record.type == PlayerJoined.__name__:
             apply(engine.decide_join(state, p["name"], p["contribution"], p["token_hash"]))
             return
@@ -363,11 +377,89 @@ def _rejudge(
         move = _move_of(records, i)
         if move is None:
             raise Failure(record, _no_move_reason(record))
+        if game.timed and not isinstance(move, Withdraw):  # a seat's event (R11.3)
+            clock_rules.check_on_time(state, move.player, micros(record.timestamp))
         engine.run_move(game, move, apply)
     except RuleError as e:
         raise Failure(record, f"{e} (the recorded move is illegal)") from None
     except (KeyError, TypeError) as e:
         raise Failure(record, f"the payload does not fit {record.type}: {e}") from None
+
+
+def _micros(record: Record) -> int:
+    try:
+        return micros(record.timestamp)
+    except (TypeError, ValueError) as e:
+        raise Failure(record, f"the record's timestamp: {e}") from None
+
+
+def _check_command_times(records: Sequence[Record]) -> None:
+    """R11.2, R11.7: in a timed game every event names its command, a
+    command's events are consecutive and carry one timestamp, and the
+    timestamps never decrease."""
+    seen: set[str] = set()
+    previous: Record | None = None
+    for record in records:
+        command = (record.payload or {}).get("command", "")
+        if record.type not in CREATED and not command:
+            raise Failure(record, "R11.2: in a timed game every event names its command")
+        if previous is not None:
+            before = (previous.payload or {}).get("command", "")
+            if _micros(record) < _micros(previous):
+                raise Failure(
+                    record,
+                    f"R11.2: stamped {record.timestamp}, before the event before it "
+                    f"({previous.timestamp}): a game's timestamps never decrease",
+                )
+            if command == before and record.timestamp != previous.timestamp:
+                raise Failure(
+                    record,
+                    f"R11.2: command {command}'s events carry one timestamp, "
+                    f"not {previous.timestamp} and {record.timestamp}",
+                )
+            if command != before and command in seen:
+                raise Failure(
+                    record, f"R11.2: command {command}'s events are not consecutive versions"
+                )
+        seen.add(command)
+        previous = record
+
+
+def _clock_rejudged(game: Game, record: Record, apply: Callable[[list[Any]], None]) -> bool:
+    """A timed game's record, before it is decided again: R11.4 (nothing
+    but the seat's TimeExpired after its deadline), and the clocks' own
+    events decided again (R11.4–R11.6). True when the record was one."""
+    state, p, at = game.state, record.payload or {}, micros(record.timestamp)
+    if record.type == TimeExpired.__name__:
+        if not clock_rules.run_expiry(game, at, apply):
+            raise Failure(
+                record,
+                "R11.7: TimeExpired is recorded for a seat whose deadline had not passed, "
+                "or whose turn had ended or expired already",
+            )
+        return True
+    if record.type in SEAT_MOVES and p.get("player") == state.turn:
+        clock_rules.check_on_time(state, p["player"], at)  # R11.3 names a seat's late move
+    deadline = clock_rules.deadline_passed(state, at)
+    if deadline is not None:
+        raise Failure(
+            record,
+            f"R11.4: {record.type} is recorded after seat index {state.turn}'s deadline "
+            f"with no TimeExpired before it",
+        )
+    if record.type == TimeAdded.__name__:
+        facts = clock_rules.decide_add_time(
+            state, p["player"], p["seconds"], p["reason"], p["by"], at
+        )
+        apply(facts)
+        return True
+    if record.type == ClocksPaused.__name__:
+        apply(clock_rules.decide_pause(state, p["reason"], p["by"]))
+        return True
+    if record.type == ClocksResumed.__name__:
+        apply(clock_rules.decide_resume(state, p["reason"], p["by"]))
+        return True
+    return False
 
 
 def _move_of(records: Sequence[Record], i: int) -> Move | Withdraw | None:
@@ -393,7 +485,7 @@ def _move_of(records: Sequence[Record], i: int) -> Move | Withdraw | None:
     if kind == TurnEnded.__name__ and p.get("passed"):
         return Pass(p["player"])
     if kind == SeatWithdrawn.__name__:
-        return Withdraw(p["player"])
+        return Withdraw(p["player"], p.get("cause", "drop"))
     return None
 
 
@@ -441,6 +533,8 @@ def _replay(game: Game, record: Record, command: Any) -> None:
         raise Failure(record, f"the payload does not fit {record.type}: {e}") from None
     try:
         game.state.evolve(record.type, record.payload or {})
+        if game.timed:
+            game.state.timed_step(record.type, record.payload or {}, micros(record.timestamp))
         game.noted(record.chain, command, record.version)
     except Exception as e:
         raise Failure(record, f"cannot be replayed: {type(e).__name__}: {e}") from None
@@ -454,6 +548,8 @@ def _difference(record: Record, type_: str, expected: dict[str, Any]) -> str:
         rule = f"R8.1, {label}: " if label else "R8.1: "
     elif type_ in ("CardsDrawn", "CardsDealt", "GameStarted"):
         rule = "R9.2: "
+    elif type_ == "TimeExpired":
+        rule = "R11.7: "
     elif "GameEnded" in (record.type, type_):  # the rule that ends the game, or would
         ending = expected if type_ == "GameEnded" else record.payload or {}
         rule = f"{engine.END_RULES.get(str(ending.get('reason')), 'R7')}: "

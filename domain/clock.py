@@ -23,6 +23,12 @@ WITHDRAW = "withdraw"
 BOT = "bot:"
 
 
+def now() -> datetime:
+    """The service's clock (UTC): a timed game's command time (R11.2). The
+    one place the game asks the time, so that tests may set it."""
+    return datetime.now(UTC)
+
+
 def micros(moment: datetime | str) -> int:
     """A recorded timestamp as whole microseconds since the epoch, exactly."""
     if isinstance(moment, str):

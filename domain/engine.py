@@ -40,7 +40,14 @@ from domain.events import (
 from domain.legal import main_actions
 from domain.moves import MAIN_ACTIONS, Assemble, Cast, Discard, Move, Pass, Place, Withdraw
 from domain.names import MAX_NAME
-from domain.ruleset import MAX_PLAYERS, MIN_PLAYERS, RULES_VERSION, RULES_VERSIONS, RuleSet
+from domain.ruleset import (
+    CLOCK_VERSION,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    RULES_VERSION,
+    RULES_VERSIONS,
+    RuleSet,
+)
 from domain.state import CARDS, GameState, Location, deck_order
 from domain.table import Table
 
@@ -98,7 +105,7 @@ def decide_join(state: GameState, name: str, contribution: str, token_hash: str 
         raise E.SetupError(f"a player's name must have 1 to {MAX_NAME} characters")
     if name in state.names:
         raise E.SetupError(f"{name!r} has already joined this game")
-    if not (_is_text(name) and _is_text(contribution)):
+    if not (is_text(name) and is_text(contribution)):
         raise E.SetupError("names and contributions must be Unicode text (no lone surrogates)")
     if len(contribution) > MAX_CONTRIBUTION:
         raise E.RuleError(f"a seed contribution has at most {MAX_CONTRIBUTION} characters", "R9.1")
@@ -125,7 +132,7 @@ def decide_leave(state: GameState, seat: int) -> list[Fact]:
     return facts.items
 
 
-def _is_text(text: str) -> bool:
+def is_text(text: str) -> bool:
     """Encodable as UTF-8: JSON input may carry lone surrogates, which are not."""
     try:
         text.encode("utf-8")
@@ -134,12 +141,15 @@ def _is_text(text: str) -> bool:
     return True
 
 
-def decide_start(state: GameState, version: int, rules_version: str = RULES_VERSION) -> list[Fact]:
+def decide_start(state: GameState, version: int, rules_version: str | None = None) -> list[Fact]:
     """R2.2–R2.3: record the rule set, deal the cabinet and the hands, and
     begin seat 0's turn with its draw phase. A game starts under the
-    engine's rules version; the audit re-judges a recorded start under the
-    version it recorded (R10: a game is replayed under the rules it started
-    with)."""
+    engine's rules version ("3" with a clock, R11.1); the audit re-judges a
+    recorded start under the version it recorded (R10: a game is replayed
+    under the rules it started with)."""
+    v = state.variant
+    if rules_version is None:
+        rules_version = CLOCK_VERSION if v.clock is not None else RULES_VERSION
     if state.status != "open":
         raise E.SetupError("the game has already started")
     n = state.players
@@ -147,9 +157,13 @@ def decide_start(state: GameState, version: int, rules_version: str = RULES_VERS
         raise E.SetupError(f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players, it has {n}")
     if rules_version not in RULES_VERSIONS:
         raise E.RuleError(f"no rule set has the version {rules_version!r}", "R10")
-    v = state.variant
     rules = RuleSet(
-        draw=v.draw, guild=v.guild, stage_points=v.stage_points, players=n, version=rules_version
+        draw=v.draw,
+        guild=v.guild,
+        stage_points=v.stage_points,
+        players=n,
+        version=rules_version,
+        clock=v.clock,
     )
     deck, sequence_cards = deck_order(state.secret, state.contributions, rules.guild, n)
     hands = [deck[4 + seat :: n][:4] for seat in range(n)]
@@ -200,7 +214,7 @@ def run_move(game: Playing, move: Move | Withdraw, apply: Callable[[list[Fact]],
     (domain/audit.py) matches them with recorded ones."""
     state = game.state
     if isinstance(move, Withdraw):
-        apply(decide_withdraw(state, move.player, game.version))
+        apply(decide_withdraw(state, move.player, game.version, move.cause))
         if state.status == "running" and state.turn == move.player:
             apply(decide_turn_end(state, Pass(move.player), game.version))  # ends with a pass
     else:
@@ -211,17 +225,38 @@ def run_move(game: Playing, move: Move | Withdraw, apply: Callable[[list[Fact]],
         apply(decide_turn_end(state, Pass(state.turn), game.version))
 
 
-def decide_withdraw(state: GameState, seat: int, version: int) -> list[Fact]:
+WITHDRAWAL_CAUSES = ("drop", "inactivity", "clock")  # R3.5
+
+
+def decide_withdraw(state: GameState, seat: int, version: int, cause: str = "drop") -> list[Fact]:
     """R3.5: withdraw a seat of a running game; when it is the last seat still
-    in play, the game ends at once, with no pass."""
+    in play, the game ends at once, with no pass. From rule set version "3"
+    SeatWithdrawn records its cause, and a cause the game does not offer is
+    refused: a timed game offers no removal for inactivity, and "clock" only
+    right after the seat's TimeExpired (R11.5)."""
     if state.status != "running":
         raise E.WithdrawalError("only a seat of a running game can be withdrawn")
     if not 0 <= seat < state.players:
         raise E.WithdrawalError(f"there is no seat index {seat} in this game")
     if seat in state.withdrawn:
         raise E.WithdrawalError(f"{state.names[seat]} has withdrawn already")
+    rules = state.rules
+    recorded: dict[str, Any] = {}
+    if rules is not None and rules.cause_recorded:
+        timed = rules.clock is not None
+        if cause not in WITHDRAWAL_CAUSES:
+            raise E.WithdrawalError(f"a seat is withdrawn for {WITHDRAWAL_CAUSES}, not {cause!r}")
+        if cause == "inactivity" and timed:
+            raise E.WithdrawalError(
+                "a timed game offers no removal for inactivity: its clock withdraws the seat"
+            )
+        if cause == "clock" and state.expired != seat:
+            raise E.WithdrawalError(
+                f"{state.names[seat]}'s clock has not run out (R11.5: after its TimeExpired)"
+            )
+        recorded["cause"] = cause
     facts = Facts(version)
-    facts.add(SeatWithdrawn, player=seat)
+    facts.add(SeatWithdrawn, player=seat, **recorded)
     if len(state.withdrawn) + 1 == state.players:
         facts.add(
             GameEnded,
@@ -240,7 +275,7 @@ def decide_call(state: GameState, time: str, by: str) -> list[Fact]:
         raise E.CallError("only a running game can be called")
     if state.called:
         raise E.CallError("this game has been called already")
-    if not _is_text(by) or not 1 <= len(by) <= MAX_NAME:
+    if not is_text(by) or not 1 <= len(by) <= MAX_NAME:
         raise E.CallError(f"who calls a game is named in 1 to {MAX_NAME} characters")
     return [(GameCalled, {"time": time, "by": by})]
 

@@ -17,10 +17,12 @@ for a view.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from eventsourcing.domain import Aggregate
+
+from domain.clock import micros
 
 SpellKind = Literal["knowledge", "transformation", "destruction", "transmutation"]
 
@@ -37,6 +39,25 @@ class Hidden:
     seen_by: Literal["player", "by_seat"] | None = None
 
 
+class _Absent:
+    """The default of a field a later revision added (a tournament's
+    revision 4, a game's rule set version 3): an event recorded without it
+    keeps no such field at all, so its payload, its chain value and its
+    stored form are what they were (``_drop_absent``)."""
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT: Any = _Absent()
+
+
+def _drop_absent(event: Any) -> None:
+    for name, value in list(vars(event).items()):
+        if value is ABSENT:
+            object.__delattr__(event, name)
+
+
 class GameCreated(Aggregate.Created):
     chain: str  # domain/chain.py
     organiser_hash: str  # SHA-256 of the organiser's token ("" for none)
@@ -45,9 +66,16 @@ class GameCreated(Aggregate.Created):
     draw: str
     guild: bool
     stage_points: list[int]
+    # R11.1: a timed game's clock (rule set "3"); keyword-only, so that
+    # TournamentGameCreated's fields may follow it
+    clock: dict[str, Any] | None = field(default=ABSENT, kw_only=True)
 
     hidden: ClassVar[dict[str, Hidden]] = {"secret": Hidden()}
     identity: ClassVar[tuple[str, ...]] = ("organiser_hash",)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _drop_absent(self)
 
     def apply(self, aggregate: Any) -> None:
         aggregate.chain = self.chain
@@ -80,7 +108,14 @@ class ChainedEvent(Aggregate.Event):
 
 
 class GameEvent(ChainedEvent):
-    """A Game's event (projections of games dispatch on it)."""
+    """A Game's event (projections of games dispatch on it). In a timed game
+    it moves the clocks too, at its command time (R11.2)."""
+
+    def apply(self, aggregate: Any) -> None:
+        super().apply(aggregate)
+        state = aggregate.state
+        if state.variant.clock is not None:
+            state.timed_step(type(self).__name__, self.__dict__, micros(self.timestamp))
 
 
 class PlayerJoined(GameEvent):
@@ -203,9 +238,48 @@ class TurnEnded(GameEvent):
 
 
 class SeatWithdrawn(GameEvent):
-    """R3.5: from now on the seat's turns keep their draw phase, then pass."""
+    """R3.5: from now on the seat's turns keep their draw phase, then pass.
+    From rule set version "3" it records its ``cause``: "drop", "inactivity"
+    or "clock"; before it, no such field."""
 
     player: int
+    cause: str = ABSENT
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _drop_absent(self)
+
+
+class TimeExpired(GameEvent):
+    """R11.4: the seat's deadline passed (``at``, the deadline exactly, as
+    every timestamp is written); ``grace`` is the clock's."""
+
+    player: int
+    at: str
+    grace: int
+
+
+class TimeAdded(GameEvent):
+    """R11.6: the organiser gave the seat ``seconds`` more."""
+
+    player: int
+    seconds: int
+    reason: str
+    by: str
+
+
+class ClocksPaused(GameEvent):
+    """R11.6: no time counts until ClocksResumed."""
+
+    reason: str
+    by: str
+
+
+class ClocksResumed(GameEvent):
+    """R11.6: the clocks run again."""
+
+    reason: str
+    by: str
 
 
 class GameCalled(GameEvent):
@@ -247,5 +321,9 @@ EVENT_TYPES: dict[str, type[Any]] = {
         SeatWithdrawn,
         GameCalled,
         GameEnded,
+        TimeExpired,
+        TimeAdded,
+        ClocksPaused,
+        ClocksResumed,
     )
 }

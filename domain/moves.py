@@ -77,6 +77,7 @@ class Withdraw:
     it decides moves, so that the audit re-judges it like one."""
 
     player: int
+    cause: str = "drop"  # R3.5: "drop", "inactivity" or "clock" (recorded from version "3")
     name: ClassVar[str] = "withdraw"
 
 

@@ -7,13 +7,18 @@ import json
 from dataclasses import asdict, dataclass
 
 from domain.catalog import load_catalog
+from domain.clock import Clock, ClockError
 
 # Bumped whenever the engine's reading of RULES.md changes, so that a game is
 # always replayed under the rules it started with. "2": R7.4 (a stalled game
-# ends); games started under "1" play on and re-judge without it.
+# ends); games started under "1" play on and re-judge without it. "3": a
+# clock (R11) and SeatWithdrawn's cause (R3.5); an untimed game starts under
+# "2" still, so that its log is what it was (our decision, README).
 RULES_VERSION = "2"
-RULES_VERSIONS = ("1", "2")  # every version a recorded game may have started under
+CLOCK_VERSION = "3"
+RULES_VERSIONS = ("1", "2", "3")  # every version a recorded game may have started under
 WITHOUT_R7_4 = ("1",)  # the versions before R7.4
+WITHOUT_CLOCKS = ("1", "2")  # the versions before R11
 DRAW_VARIANTS = ("five", "one")  # R3.1
 MIN_PLAYERS, MAX_PLAYERS = 2, 6  # R2.1
 
@@ -25,6 +30,7 @@ class RuleSet:
     stage_points: tuple[int, ...] = load_catalog().stage_points
     players: int = 0  # fixed when the game starts
     version: str = RULES_VERSION
+    clock: Clock | None = None  # R11.1: from version "3"; None: untimed
 
     def __post_init__(self) -> None:
         if self.draw not in DRAW_VARIANTS:
@@ -32,11 +38,33 @@ class RuleSet:
         if len(self.stage_points) != 7 or any(p < 0 for p in self.stage_points):
             raise ValueError("stage_points must be seven non-negative numbers")
         object.__setattr__(self, "stage_points", tuple(self.stage_points))
+        if self.clock is not None and self.version in WITHOUT_CLOCKS:
+            raise ClockError(
+                f"R11.1: a clock in a rule set of version {self.version!r} is refused "
+                f"(clocks are version {CLOCK_VERSION!r}'s)"
+            )
+
+    @classmethod
+    def timed(cls, clock: Clock | None, **fields: object) -> RuleSet:
+        """The rule set with ``clock``: version "3" when there is one (R11.1)."""
+        if clock is None:
+            return cls(**fields)  # type: ignore[arg-type]
+        return cls(**{**fields, "clock": clock, "version": CLOCK_VERSION})  # type: ignore[arg-type]
 
     def as_dict(self) -> dict[str, object]:
+        """Its recorded form (GameStarted's ``rules``): from version "3" with
+        ``clock`` (null when untimed); before it, as it always was."""
         d = asdict(self)
         d["stage_points"] = list(self.stage_points)
+        d["clock"] = self.clock.as_dict() if self.clock is not None else None
+        if self.version in WITHOUT_CLOCKS:
+            del d["clock"]
         return d
+
+    @property
+    def cause_recorded(self) -> bool:
+        """Whether SeatWithdrawn records its cause (R3.5: from version "3")."""
+        return self.version not in WITHOUT_CLOCKS
 
     @property
     def stalled_games_end(self) -> bool:
@@ -51,4 +79,6 @@ class RuleSet:
 
     @classmethod
     def from_dict(cls, d: dict[str, object]) -> RuleSet:
-        return cls(**d)  # type: ignore[arg-type]
+        clock = d.get("clock")
+        fields = {**d, "clock": Clock.from_dict(clock) if isinstance(clock, dict) else None}
+        return cls(**fields)  # type: ignore[arg-type]

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
 from domain.catalog import Card
+from domain.clock import Clocks
 from domain.ruleset import RuleSet
 from domain.shuffle import sequence_seed, shuffle, shuffle_seed
 from domain.table import CARDS, CATALOG, Payload, Table
@@ -54,6 +55,10 @@ class GameState(Table):
     # and how many turns in a row ended so (each a pass with nothing drawn or cast)
     turn_quiet: bool = True
     quiet_passes: int = 0
+    # R11: a timed game's clocks (domain/clock.py), folded from the events'
+    # command times; and the seat whose TimeExpired this turn recorded
+    clocks: Clocks | None = None
+    expired: int | None = None
 
     @classmethod
     def seen_by(cls, table: Table, seat: int, hand: Sequence[int], rules: RuleSet) -> GameState:
@@ -166,6 +171,33 @@ class GameState(Table):
 
     def on_SequenceCompleted(self, p: Payload) -> None:
         self.stone_placed = True
+
+    def timed_step(self, event_type: str, p: Payload, at: int) -> None:
+        """R11.2–R11.6: a timed game's event, evolved already, moves its
+        clocks; ``at`` is its command time in microseconds."""
+        if event_type == "GameStarted":
+            assert self.rules is not None and self.rules.clock is not None
+            self.clocks = Clocks(self.rules.clock)
+            self.clocks.start(self.players, at)
+            return
+        clocks = self.clocks
+        if clocks is None:
+            return
+        if event_type == "TurnEnded":
+            clocks.turn_ended(p["player"], p["next_player"], at)
+            self.expired = None
+        elif event_type == "SeatWithdrawn":
+            clocks.seat_withdrawn(p["player"])
+        elif event_type == "TimeExpired":
+            self.expired = p["player"]
+        elif event_type == "TimeAdded":
+            clocks.time_added(p["player"], p["seconds"], at)
+        elif event_type == "ClocksPaused":
+            clocks.clocks_paused(at)
+        elif event_type == "ClocksResumed":
+            clocks.clocks_resumed(at)
+        elif event_type == "GameEnded":
+            clocks.game_ended()
 
     def on_TurnEnded(self, p: Payload) -> None:
         super().on_TurnEnded(p)

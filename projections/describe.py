@@ -142,6 +142,26 @@ LOG: dict[str, tuple[str, str]] = {
         "{who} withdrew: their turns pass (R3.5)",
         "{who} выбывает: его ходы пропускаются (R3.5)",
     ),
+    "SeatWithdrawn:clock": (
+        "{who} is out of time and withdrawn: their turns pass (R11.5)",
+        "У {who} кончилось время, место выбывает: его ходы пропускаются (R11.5)",
+    ),
+    "TimeExpired": (
+        "{who}'s time ran out at {at} (R11.4)",
+        "У {who} кончилось время в {at} (R11.4)",
+    ),
+    "TimeAdded": (
+        "{by} gave {who} {seconds} s more ({reason}; R11.6)",
+        "{by} добавляет {who} {seconds} с ({reason}; R11.6)",
+    ),
+    "ClocksPaused": (
+        "{by} paused the clocks ({reason}; R11.6)",
+        "{by} останавливает часы ({reason}; R11.6)",
+    ),
+    "ClocksResumed": (
+        "{by} started the clocks again ({reason}; R11.6)",
+        "{by} снова запускает часы ({reason}; R11.6)",
+    ),
     "GameCalled": (
         "{by} called the game (T8.1): it ends after the last seat's turn",
         "{by} объявляет конец игры (T8.1): она закончится после хода последнего места",
@@ -308,7 +328,21 @@ def _turn(e: Entry, names: Sequence[str], words: Words) -> Said:
 
 
 def _withdrawn(e: Entry, names: Sequence[str], words: Words) -> Said:
-    return "SeatWithdrawn", {"who": _who(e, names)}
+    key = "SeatWithdrawn:clock" if e.get("cause") == "clock" else "SeatWithdrawn"
+    return key, {"who": _who(e, names)}
+
+
+def _expired(e: Entry, names: Sequence[str], words: Words) -> Said:
+    return "TimeExpired", {"who": _who(e, names), "at": e["at"]}
+
+
+def _time_added(e: Entry, names: Sequence[str], words: Words) -> Said:
+    who = _who(e, names)
+    return "TimeAdded", {"who": who, "seconds": e["seconds"], "reason": e["reason"], "by": e["by"]}
+
+
+def _clocks(e: Entry, names: Sequence[str], words: Words) -> Said:
+    return e["event"], {"reason": e["reason"], "by": e["by"]}
 
 
 def _called(e: Entry, names: Sequence[str], words: Words) -> Said:
@@ -343,6 +377,10 @@ _DESCRIBERS: dict[str, Callable[[Entry, Sequence[str], Words], Said]] = {
     "SeatWithdrawn": _withdrawn,
     "GameCalled": _called,
     "GameEnded": _ended,
+    "TimeExpired": _expired,
+    "TimeAdded": _time_added,
+    "ClocksPaused": _clocks,
+    "ClocksResumed": _clocks,
 }
 
 

@@ -16,26 +16,7 @@ from typing import Any, ClassVar
 
 from eventsourcing.domain import Aggregate
 
-from domain.events import ChainedEvent, Hidden
-
-
-class _Absent:
-    """The default of a field revision 4 added: an event recorded without it
-    (every one before revision 4, and a tournament created before it) keeps
-    no such field at all, so its payload, its chain value and its stored
-    form are what they were (``_drop_absent``)."""
-
-    def __repr__(self) -> str:
-        return "ABSENT"
-
-
-ABSENT: Any = _Absent()
-
-
-def _drop_absent(event: Any) -> None:
-    for name, value in list(vars(event).items()):
-        if value is ABSENT:
-            object.__delattr__(event, name)
+from domain.events import ABSENT, ChainedEvent, Hidden, _drop_absent
 
 
 class TournamentCreated(Aggregate.Created):

@@ -63,6 +63,10 @@ FIELDS = {
     "TurnEnded": {"player": 0, "next_player": 1, "passed": True},
     "SeatWithdrawn": {"player": 1},
     "GameCalled": {"by": "the arbiter"},
+    "TimeExpired": {"player": 0, "at": "2026-12-08T01:00:00+00:00", "grace": 5},
+    "TimeAdded": {"player": 1, "seconds": 30, "reason": "a phone call", "by": "the arbiter"},
+    "ClocksPaused": {"reason": "a fire drill", "by": "the arbiter"},
+    "ClocksResumed": {"reason": "the drill is over", "by": "the arbiter"},
     "GameEnded": {"reason": "R7.1", "scores": [3, 1], "winners": [0]},
 }
 
