@@ -71,8 +71,8 @@ VIEWS_HINT = (
     "--key",
     "vkeys",
     multiple=True,
-    help="With --receipts: the server's vkey(s), current and retired (default: the "
-    "folder's server.json, else this service's key).",
+    help="With --receipts: the server's vkey(s), current and retired (default: those the "
+    "folder's trust.json files pinned; none pinned and none given: refused).",
 )
 def verify(
     game_id: str | None,
