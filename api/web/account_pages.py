@@ -55,7 +55,6 @@ from __future__ import annotations
 import ipaddress
 import logging
 import math
-import re
 from collections.abc import Callable
 from contextlib import suppress
 from datetime import datetime
@@ -735,16 +734,16 @@ def passkey_remove() -> BaseResponse:
     one too, when it was)."""
     on_account_page()
     account = me()
+    credential = request.form.get("credential", "")
+    if credential not in {c for c, _, _ in account.passkeys}:
+        raise PageError(422, text("acct_no_such_passkey", g.lang))
     accounts = services().opus.accounts
-    accounts.remove_passkey(account.id, request.form.get("credential", ""))
+    accounts.remove_passkey(account.id, credential)
     if accounts.by_session(this_session()) is None:
         response = redirect(url_for("pages.signin"), 303)
         end_session(response, request)
         return response
     return redirect(url_for("pages.account"), 303)
-
-
-SESSION_HASH = re.compile(r"[0-9a-f]{64}")
 
 
 @blp.post("/account/sessions/signout")
@@ -754,8 +753,8 @@ def session_signout() -> BaseResponse:
     on_account_page()
     account = me()
     chosen = request.form.get("session", "")
-    if not SESSION_HASH.fullmatch(chosen):
-        raise AccountError("no such session of this account")
+    if chosen not in {h for h, _, _, _ in account.sessions}:  # gone already, or never its
+        raise PageError(422, text("acct_no_such_session", g.lang))
     services().opus.accounts.sign_out(account.id, chosen)
     if chosen == digest(this_session()):
         response = redirect(url_for("pages.lobby"), 303)

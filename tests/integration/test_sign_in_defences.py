@@ -378,3 +378,20 @@ def test_every_process_on_one_redis_makes_and_checks_the_same_tokens(tmp_path: P
         for each in apps:
             each.extensions["opus"].close()
         drop_prefix(REDIS_URL, prefix)
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_a_session_or_passkey_gone_already_is_said_in_words(app: Flask, lang: str) -> None:
+    ada, _, _ = sign_up_by_key(app, unique("Yulia"))
+    ada.client.get(f"/lang/{lang}")
+    gone = ada.post("/account/sessions/signout", session="0" * 64)
+    removed = ada.post("/account/passkeys/remove", credential="no-such-passkey")
+    for answer in (gone, removed):
+        assert answer.status_code == 422
+        page = answer.get_data(as_text=True)
+        assert "no such" not in page and "this account has" not in page  # the domain's English
+    words = (
+        ("уже вышел", "уже удалён") if lang == "ru" else ("signed out already", "removed already")
+    )
+    assert words[0] in gone.get_data(as_text=True)
+    assert words[1] in removed.get_data(as_text=True)

@@ -216,6 +216,14 @@ WORDS: dict[str, tuple[str, str]] = {
     "acct_via_key": ("with the account key", "ключом учётной записи"),
     "acct_opened": ("since", "с"),
     "acct_sign_out_session": ("Sign out {label}", "Выйти {label}"),
+    "acct_no_such_session": (
+        "That browser is signed out already (or was never this account's).",
+        "Этот браузер уже вышел из учётной записи (или никогда в ней не был).",
+    ),
+    "acct_no_such_passkey": (
+        "That passkey is not this account's any more (removed already?).",
+        "Этот ключ доступа больше не принадлежит учётной записи (уже удалён?).",
+    ),
     # why a passkey's answer was refused (never the library's own text)
     "acct_why_challenge": (
         "it answers a request that has expired or was used",
