@@ -33,15 +33,23 @@ every figure from this one run:
   rounds each (the machine may be busy); and the ratings view so rebuilt
   against the ratings recomputed from the log (domain.ratings.Ledger).
 
+Each figure for today's model ("model") beside the model as recorded
+before issue 35 ("before issue 35": the seats at σ₀ 1 on each game's own
+scale). Then, from synthetic players of known strength at seats of known
+edge (bench/ratings_synthetic.py), in three seatings, the seat models
+against the truth and the oracle that knows it: the first seat's learned
+share against its true share, the seats' σ against their prior, and each
+model's held-out log-loss against the oracle's and rank Elo's.
+
 Run: ``python bench/ratings.py [--players 60] [--rounds 100] [--held-out 30]
-[--seed 1] [--repeat 3] [--no-rebuild]``.
+[--seed 1] [--repeat 3] [--no-rebuild] [--synthetic-seeds 6]
+[--synthetic-only]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-import math
 import random
 import sys
 import tempfile
@@ -54,6 +62,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.rating_models import Model, RankElo, Seated, Unseated, log_loss, spearman
+from bench.ratings_synthetic import SEATINGS, WIDER
+from bench.ratings_synthetic import run as run_synthetic
 from domain.application import Opus
 from domain.bots import BOTS, Bot
 from domain.engine import rank_keys
@@ -61,16 +72,12 @@ from domain.internals import select_rows
 from domain.moves import Move
 from domain.pipeline import Caller
 from domain.ratings import (
+    BEFORE_ISSUE_35,
     PARAMETERS,
     RatedGame,
-    Rating,
     differences,
-    model_of,
-    ordinal,
-    rate_game,
+    equal_table_shares,
     rated_game,
-    seat_id,
-    win_probabilities,
 )
 from domain.simulation import play_out
 from domain.state import GameState
@@ -82,11 +89,12 @@ from projections.ratings import ledger_from_log
 from projections.rebuild import BATCH_SIZE, rebuild
 from projections.registry import PROJECTIONS, select
 from projections.sqlite_views import SQLiteViewStore
-from tests.apps import copy_events
 
 CHECKPOINTS = (10, 30, 100)
 ELO_K = (16.0, 32.0, 64.0)
 TABLE_SIZES = (2, 3, 4, 5)
+SPREAD = 8.0  # the synthetic players' true strengths span this many μ: luck-heavy
+HELD_OUT_SYNTHETIC = 20  # rounds of each synthetic population held out
 
 
 def say(text: str = "") -> None:
@@ -161,141 +169,6 @@ class Population:
         return rated
 
 
-# ---- the models ---------------------------------------------------------------------------
-
-
-class Model:
-    name = ""
-
-    def update(self, game: RatedGame) -> None:
-        raise NotImplementedError
-
-    def predict(self, game: RatedGame) -> list[float]:
-        """Each rated seat's probability of the first place."""
-        raise NotImplementedError
-
-    def score(self, account: str) -> float:
-        raise NotImplementedError
-
-    def snapshot(self) -> Model:
-        raise NotImplementedError
-
-
-class Seated(Model):
-    """domain/ratings.py's model: a seat is its player and its seat."""
-
-    name = "openskill PL + seats"
-
-    def __init__(self, ratings: dict[str, Rating] | None = None) -> None:
-        self.ratings = dict(ratings or {})
-
-    def rating(self, member: str) -> Rating:
-        p = PARAMETERS
-        default = (p.seat_mu, p.seat_sigma) if "/" in member else (p.mu, p.sigma)
-        return self.ratings.get(member, default)
-
-    def update(self, game: RatedGame) -> None:
-        self.ratings.update(rate_game(PARAMETERS, self.ratings, game))
-
-    def predict(self, game: RatedGame) -> list[float]:
-        teams = [[self.rating(m) for m in team] for team in game.teams()]
-        return win_probabilities(PARAMETERS, teams)
-
-    def score(self, account: str) -> float:
-        return ordinal(*self.rating(account))
-
-    def snapshot(self) -> Model:
-        return Seated(self.ratings)
-
-
-class Unseated(Seated):
-    """The same model, the same parameters, without the seat pseudo-players."""
-
-    name = "openskill PL, no seats"
-
-    def update(self, game: RatedGame) -> None:
-        model = model_of(PARAMETERS)
-        teams = [[model.rating(*self.rating(s.account))] for s in game.seats]
-        rated = model.rate(teams, ranks=[float(s.place) for s in game.seats])
-        for s, (new,) in zip(game.seats, rated, strict=True):
-            self.ratings[s.account] = (new.mu, new.sigma)
-
-    def predict(self, game: RatedGame) -> list[float]:
-        return win_probabilities(PARAMETERS, [[self.rating(s.account)] for s in game.seats])
-
-    def snapshot(self) -> Model:
-        return Unseated(self.ratings)
-
-
-class RankElo(Model):
-    """BGA-style rank Elo: each pair at a table a two-player game by their
-    places (1 for the better, ½ a shared place), K / (n − 1) a pair, from
-    1500; the winner predicted by 10^(R/400), normalised."""
-
-    def __init__(self, k: float, ratings: dict[str, float] | None = None) -> None:
-        self.k = k
-        self.name = f"rank Elo K={k:g}"
-        self.ratings = dict(ratings or {})
-
-    def update(self, game: RatedGame) -> None:
-        seats = game.seats
-        before = [self.ratings.get(s.account, 1500.0) for s in seats]
-        n = len(seats)
-        for i, s in enumerate(seats):
-            delta = 0.0
-            for j, t in enumerate(seats):
-                if i == j:
-                    continue
-                expected = 1 / (1 + 10 ** ((before[j] - before[i]) / 400))
-                actual = 1.0 if s.place < t.place else 0.5 if s.place == t.place else 0.0
-                delta += actual - expected
-            self.ratings[s.account] = before[i] + self.k / (n - 1) * delta
-
-    def predict(self, game: RatedGame) -> list[float]:
-        powers = [10 ** (self.ratings.get(s.account, 1500.0) / 400) for s in game.seats]
-        total = sum(powers)
-        return [p / total for p in powers]
-
-    def score(self, account: str) -> float:
-        return self.ratings.get(account, 1500.0)
-
-    def snapshot(self) -> Model:
-        return RankElo(self.k, self.ratings)
-
-
-def log_loss(model: Model, games: Sequence[RatedGame]) -> float:
-    """Mean −ln of the probability given to the first place as it fell."""
-    total = 0.0
-    for game in games:
-        p = model.predict(game)
-        won = sum(p[i] for i, s in enumerate(game.seats) if s.place == 1)
-        total -= math.log(max(won, 1e-12))
-    return total / len(games)
-
-
-def spearman(scores: Sequence[float], truth: Sequence[float]) -> float:
-    """Spearman's ρ (ties take their mean rank)."""
-
-    def ranks(values: Sequence[float]) -> list[float]:
-        order = sorted(range(len(values)), key=lambda i: values[i])
-        out = [0.0] * len(values)
-        i = 0
-        while i < len(order):
-            j = i
-            while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-                j += 1
-            for k in range(i, j + 1):
-                out[order[k]] = (i + j) / 2
-            i = j + 1
-        return out
-
-    a, b = ranks(scores), ranks(truth)
-    mean_a, mean_b = sum(a) / len(a), sum(b) / len(b)
-    cov = sum((x - mean_a) * (y - mean_b) for x, y in zip(a, b, strict=True))
-    var = math.sqrt(sum((x - mean_a) ** 2 for x in a) * sum((y - mean_b) ** 2 for y in b))
-    return cov / var
-
-
 # ---- the seats: learned against measured ------------------------------------------------
 
 
@@ -336,6 +209,8 @@ def rebuild_rates(
     from the ratings recomputed."""
     events = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(folder / "e.db")}
     copy = Opus(env=events)
+    from tests.apps import copy_events  # here: it builds the web app, which the rest need not
+
     copy_events(app, copy)
     end = copy.recorder.max_notification_id() or 0
 
@@ -387,12 +262,31 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-rebuild", action="store_true", help="leave the projection out")
     parser.add_argument("--repeat", type=int, default=3, help="rebuild rounds (the best counts)")
+    parser.add_argument(
+        "--synthetic-seeds", type=int, default=6, help="synthetic populations (0: none)"
+    )
+    parser.add_argument("--synthetic-only", action="store_true", help="no bot games")
     args = parser.parse_args()
     started = time.perf_counter()
+    if not args.synthetic_only:
+        bot_games(args, started)
+    for seating in SEATINGS if args.synthetic_seeds else ():
+        run_synthetic(seating, args.synthetic_seeds, args.players, SPREAD, HELD_OUT_SYNTHETIC, say)
+    say(f"\ntime: {time.perf_counter() - started:.0f} s")
+
+
+def bot_games(args: argparse.Namespace, started: float) -> None:
+    """The bot games' figures (the module's docstring), every one from this run."""
     app = Opus(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
     population = Population.open(app, args.players, args.seed)
     truth = [-e for e in population.epsilons]  # a smaller ε is stronger
-    models: list[Model] = [Seated(), Unseated(), *(RankElo(k) for k in ELO_K)]
+    models: list[Model] = [
+        Seated(PARAMETERS, "model"),
+        Seated(BEFORE_ISSUE_35, "before issue 35"),
+        Seated(WIDER, f"seats σ₀ {WIDER.seat_sigma:g}"),
+        Unseated(PARAMETERS, "no seats"),
+        *(RankElo(k) for k in ELO_K),
+    ]
     kept: dict[int, list[Model]] = {}
     checkpoints = [c for c in CHECKPOINTS if c <= args.rounds] or [args.rounds]
     for number in range(1, args.rounds + 1):
@@ -414,55 +308,64 @@ def main() -> None:
         f"{len(held_out):,} held out (seed {args.seed})\n"
     )
     say("Spearman ρ, the rating's order against the true order (aim: ≥ 0.9 at 30):")
-    say(f"  {'games a player':<16}" + "".join(f"{m.name:>24}" for m in models))
+    say(f"  {'games a player':<16}" + "".join(f"{m.name:>18}" for m in models))
     for number, snapshot in kept.items():
         rhos = [spearman([m.score(a) for a in population.accounts], truth) for m in snapshot]
-        say(f"  {number:<16}" + "".join(f"{rho:>24.3f}" for rho in rhos))
+        say(f"  {number:<16}" + "".join(f"{rho:>18.3f}" for rho in rhos))
 
     say("\nHeld-out log-loss of the winner (lower is better; aim: ≥ 5 % below rank Elo):")
     say(
         f"  {'games a player':<16}"
-        + "".join(f"{m.name:>24}" for m in models)
-        + f"{'vs Elo K=32':>13}{'vs best Elo':>13}{'vs no seats':>13}"
+        + "".join(f"{m.name:>18}" for m in models)
+        + f"{'vs Elo K=32':>13}{'vs best Elo':>13}{'vs no seats':>13}{'vs before':>11}"
     )
     for number, snapshot in kept.items():
-        losses = [log_loss(m, held_out) for m in snapshot]
-        best_elo = min(losses[2:])
+        loss = {m.name: log_loss(m, held_out) for m in snapshot}
+        mine = loss["model"]
+        best_elo = min(loss[m.name] for m in snapshot if isinstance(m, RankElo))
         say(
             f"  {number:<16}"
-            + "".join(f"{loss:>24.4f}" for loss in losses)
-            + f"{losses[0] / losses[3] - 1:>+13.1%}{losses[0] / best_elo - 1:>+13.1%}"
-            + f"{losses[0] / losses[1] - 1:>+13.1%}"
+            + "".join(f"{loss[m.name]:>18.4f}" for m in snapshot)
+            + f"{mine / loss['rank Elo K=32'] - 1:>+13.1%}{mine / best_elo - 1:>+13.1%}"
+            + f"{mine / loss['no seats'] - 1:>+13.1%}{mine / loss['before issue 35'] - 1:>+11.1%}"
         )
 
-    final = kept[checkpoints[-1]]
-    seated, unseated = final[0], final[1]
+    final = {m.name: m for m in kept[checkpoints[-1]]}
+    seated, before, wider = final["model"], final["before issue 35"], final[models[2].name]
+    unseated = final["no seats"]
     assert isinstance(seated, Seated)
     with tempfile.TemporaryDirectory() as tmp:
         measured = measured_shares(app, Path(tmp) / "parquet")
         every = training + held_out
-        mine, theirs = predicted_shares(seated, every), predicted_shares(unseated, every)
+        shares = [predicted_shares(m, every) for m in (seated, before, wider, unseated)]
         say("\nSeat effects (μ of 'seat k at a table of s', less its table's mean) and win shares,")
-        say("predicted on every game played against the analytics report's measure of them:")
+        say("predicted on every game played against the analytics report's measure of them;")
+        say("'at equals': the share at a table of settled equals, as /players shows it:")
         say(
-            f"  {'table':>5} {'seat':>4} {'effect':>8} {'σ':>6} {'predicted':>10} "
-            f"{'no seats':>9} {'measured':>9} {'95 % interval':>17}  inside"
+            f"  {'table':>5} {'seat':>4} {'effect':>8} {'σ':>6} {'at equals':>10} "
+            f"{'predicted':>10} {'before':>7} {'σ₀ ' + format(WIDER.seat_sigma, 'g'):>7} "
+            f"{'no seats':>9} {'measured':>9} {'95 % interval':>17}  inside (now, before, σ₀)"
         )
-        inside = 0
+        inside = [0, 0, 0]
         for players in TABLE_SIZES:
-            effects = [seated.rating(seat_id(k, players)) for k in range(players)]
+            effects = [seated.seat(k, players) for k in range(players)]
             mean = sum(mu for mu, _ in effects) / players
+            equals = equal_table_shares(seated.params, effects)
             for k, (mu, sigma) in enumerate(effects):
                 row = measured[(players, k)]
-                ok = row["wilson_low"] <= mine[(players, k)] <= row["wilson_high"]
-                inside += ok
+                now, then, wide, plain = (found[(players, k)] for found in shares)
+                ok = [row["wilson_low"] <= p <= row["wilson_high"] for p in (now, then, wide)]
+                inside = [a + b for a, b in zip(inside, ok, strict=True)]
                 say(
                     f"  {players:>5} {k + 1:>4} {mu - mean:>+8.3f} {sigma:>6.3f} "
-                    f"{mine[(players, k)]:>10.1%} {theirs[(players, k)]:>9.1%} "
+                    f"{equals[k]:>10.1%} {now:>10.1%} {then:>7.1%} {wide:>7.1%} {plain:>9.1%} "
                     f"{row['share']:>9.1%}   [{row['wilson_low']:.1%}, {row['wilson_high']:.1%}]"
-                    f"  {'yes' if ok else 'NO'}"
+                    "  " + ", ".join("yes" if x else "NO" for x in ok)
                 )
-        say(f"  inside the interval: {inside} of {sum(TABLE_SIZES)} seats")
+        say(
+            f"  inside the interval: {inside[0]} of {sum(TABLE_SIZES)} seats "
+            f"({inside[1]} before issue 35, {inside[2]} with σ₀ {WIDER.seat_sigma:g})"
+        )
         if not args.no_rebuild:
             count, rates, raw, rows_rate, found = rebuild_rates(app, Path(tmp), args.repeat)
             say(
@@ -477,7 +380,6 @@ def main() -> None:
                 "  the ratings view rebuilt = the ratings recomputed from the log: "
                 + ("yes" if not found else f"NO: {found[:3]}")
             )
-    say(f"\ntime: {time.perf_counter() - started:.0f} s")
 
 
 if __name__ == "__main__":

@@ -23,9 +23,12 @@ What is rated (the decisions, README "Rating decisions"):
   protects a rating, and says nothing about the seat; a game whose rated
   seats all withdrew is not rated;
 - a new account starts at the model's prior, μ = 25, σ = 25/3, shown as 0;
-  a seat pseudo-player at μ = 0, σ = ``SEAT_SIGMA``, and never drifts: the
+  a seat pseudo-player at μ = 0, σ = ``SEAT_SIGMA``, kept on a settled
+  table's scale and put on each game's when rated (``scale``: so its edge
+  is learned at its size, bench/ratings.py), and never drifts: the
   dynamics τ (a person's skill may change) is not added to a seat's σ
-  (``rate_game``).
+  (``rate_game``). Ratings recorded before issue 35 name the model they
+  were computed with (``BEFORE_ISSUE_35``) and are checked with it.
 
 People see one number, ``shown(mu, sigma)`` = round(40 × (μ − 3σ)), the
 conservative estimate; μ and σ beside it.
@@ -57,9 +60,9 @@ VERSION: str = openskill.__version__
 MODEL = "PlackettLuce"
 SCALE = 40  # the number shown: SCALE × (μ − 3σ), rounded
 Z = 3.0  # σs taken off μ for the conservative estimate
-# a seat pseudo-player's prior σ: a seat's edge is about 1 μ (bench/ratings.py;
-# README, Rating decisions: Parameters)
-SEAT_SIGMA = 1.0
+# a seat pseudo-player's prior σ, on a settled table's scale (README, Rating
+# decisions: Parameters; bench/ratings.py's synthetic players of known edge)
+SEAT_SIGMA = 1.5
 TOLERANCE = 1e-9  # verify: a recomputed μ or σ within this of the recorded one
 SHOWN = "round(40 × (μ − 3σ))"
 
@@ -69,7 +72,11 @@ Rating = tuple[float, float]  # (μ, σ)
 @dataclass(frozen=True)
 class Parameters:
     """The model's parameters, recorded with the ratings: openskill's
-    defaults for players (μ, σ, β, κ, τ), and the seats' prior."""
+    defaults for players (μ, σ, β, κ, τ), the seats' prior, and the seats'
+    scale (``seat_scale``): 1, a seat's μ and σ are its edge at a table of
+    settled players, put on each game's scale when it is rated (``scale``);
+    0, on each game's own scale, as ratings recorded before issue 35 were
+    (their record has no ``seat_scale``, and their seats' σ₀ is 1)."""
 
     mu: float = 25.0
     sigma: float = 25.0 / 3.0
@@ -78,21 +85,27 @@ class Parameters:
     tau: float = 25.0 / 300.0
     seat_mu: float = 0.0
     seat_sigma: float = SEAT_SIGMA
+    seat_scale: float = 1.0
 
     def to_doc(self) -> dict[str, float]:
         return asdict(self)
 
     @classmethod
     def from_doc(cls, doc: Mapping[str, Any]) -> Parameters:
+        """The parameters a record names; one made before ``seat_scale`` was
+        recorded was computed with the seats on each game's scale (0)."""
         names = {f.name for f in fields(cls)}
-        if set(doc) != names:
+        given = dict(doc) if "seat_scale" in doc else {**doc, "seat_scale": 0.0}
+        if set(given) != names:
             raise ValueError(
                 f"the parameters recorded are {sorted(doc)}, this code's are {sorted(names)}"
             )
-        return cls(**{name: float(doc[name]) for name in names})
+        return cls(**{name: float(given[name]) for name in names})
 
 
 PARAMETERS = Parameters()
+# the model as recorded before issue 35: seats at σ₀ 1 on each game's scale
+BEFORE_ISSUE_35 = Parameters(seat_sigma=1.0, seat_scale=0.0)
 
 
 @functools.cache
@@ -243,23 +256,49 @@ def rated_game(
     )
 
 
+def scale(
+    params: Parameters, teams: Sequence[Sequence[str]], ratings: Sequence[Sequence[Rating]]
+) -> float:
+    """How much larger a game's scale is than a settled table's: the
+    Plackett–Luce c of its teams' players, √(Σ_teams (Σ σ² + β²)), over a
+    settled table's, √(teams × β²). A win's probability goes as exp(μ/c),
+    so a seat's edge learned at one c means more at a smaller one: a seat
+    learned on each game's scale while its players' σ are large is worth
+    too little at first and too much once they settle (bench/ratings.py).
+    With ``seat_scale`` 1 a seat's μ and σ are kept on a settled table's
+    scale and multiplied by this in each game; with 0 the scale is 1."""
+    if not params.seat_scale:
+        return 1.0
+    spread = sum(
+        sum(sigma * sigma for m, (_, sigma) in zip(team, rs, strict=True) if not is_seat(m))
+        + params.beta**2
+        for team, rs in zip(teams, ratings, strict=True)
+    )
+    return math.sqrt(spread / (len(teams) * params.beta**2))
+
+
 def rate_game(
     params: Parameters, current: Mapping[str, Rating], game: RatedGame
 ) -> dict[str, Rating]:
     """Every member's rating after the game (openskill's Plackett–Luce
-    update); a member ``current`` does not hold starts at its prior. The
-    library adds τ² to every member's σ² first (the dynamics: a skill may
-    drift); a seat's rules do not, so its τ² is taken off before (its σ
-    floors at τ). The places are R7.3's; the seats' prior and their taking
-    no drift are the README's Rating decisions (Parameters)."""
+    update); a member ``current`` does not hold starts at its prior. A
+    seat's μ and σ go into the game multiplied by its ``scale`` and come
+    out divided by it. The library adds τ² to every member's σ² first (the
+    dynamics: a skill may drift); a seat's rules do not, so its τ² is taken
+    off before (its σ floors at τ on the game's scale). The places are
+    R7.3's; the seats' prior, scale and taking no drift are the README's
+    Rating decisions (Parameters)."""
     model = model_of(params)
     teams = game.teams()
     before = [[current.get(m) or prior(params, m) for m in team] for team in teams]
+    r = scale(params, teams, before)
     tau2 = params.tau**2
     rated = model.rate(
         [
             [
-                model.rating(mu, math.sqrt(max(sigma * sigma - tau2, 0.0)) if is_seat(m) else sigma)
+                model.rating(mu * r, math.sqrt(max((sigma * r) ** 2 - tau2, 0.0)))
+                if is_seat(m)
+                else model.rating(mu, sigma)
                 for m, (mu, sigma) in zip(team, ratings, strict=True)
             ]
             for team, ratings in zip(teams, before, strict=True)
@@ -267,10 +306,32 @@ def rate_game(
         ranks=[float(s.place) for s in game.seats],
     )
     return {
-        member: (float(new.mu), float(new.sigma))
+        member: (float(new.mu) / r, float(new.sigma) / r)
+        if is_seat(member)
+        else (float(new.mu), float(new.sigma))
         for team, news in zip(teams, rated, strict=True)
         for member, new in zip(team, news, strict=True)
     }
+
+
+def game_probabilities(
+    params: Parameters, current: Mapping[str, Rating], game: RatedGame
+) -> list[float]:
+    """Each rated seat's probability of the first place before the game,
+    as the model rates it (its seats on the game's ``scale``)."""
+    teams = game.teams()
+    before = [[current.get(m) or prior(params, m) for m in team] for team in teams]
+    r = scale(params, teams, before)
+    return win_probabilities(
+        params,
+        [
+            [
+                (mu * r, sigma * r) if is_seat(m) else (mu, sigma)
+                for m, (mu, sigma) in zip(team, rs, strict=True)
+            ]
+            for team, rs in zip(teams, before, strict=True)
+        ],
+    )
 
 
 def win_probabilities(params: Parameters, teams: Sequence[Sequence[Rating]]) -> list[float]:
@@ -287,7 +348,9 @@ def win_probabilities(params: Parameters, teams: Sequence[Sequence[Rating]]) -> 
 
 def equal_table_shares(params: Parameters, seats: Sequence[Rating]) -> list[float]:
     """Each seat's chance of winning at a table of equally rated players
-    whose ratings are settled (their σ taken as 0): the seat effects alone."""
+    whose ratings are settled (their σ taken as 0): the seat effects alone
+    (on a settled table's scale, which is where ``seat_scale`` 1 keeps
+    them)."""
     return win_probabilities(params, [[seat] for seat in seats])
 
 

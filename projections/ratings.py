@@ -175,6 +175,14 @@ class RatingsView(ViewProjection):
 
     # ---- the rating -------------------------------------------------------------------
 
+    def _model(self, tx: Transaction) -> Parameters:
+        """The parameters this view's ratings were begun with (its ``meta``),
+        else the code's (``params``): a view goes on with the model it began
+        with, so that every game in it is rated alike; a new model comes with
+        a rebuild (README, Ratings: upgrading)."""
+        meta = tx.peek("meta")
+        return self.params if meta is None else Parameters.from_doc(meta["parameters"])
+
     @on(GameEnded)
     def _ended(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
         key = f"game:{game}"
@@ -200,7 +208,8 @@ class RatingsView(ViewProjection):
             if found is not None:
                 kept[member] = found
                 current[member] = (found["mu"], found["sigma"])
-        after = rate_game(self.params, current, rated)
+        params = self._model(tx)
+        after = rate_game(params, current, rated)
         for member, (mu, sigma) in after.items():
             games = kept[member]["games"] + 1 if member in kept else 1
             if is_seat(member):
@@ -215,7 +224,7 @@ class RatingsView(ViewProjection):
         tx.append("games", doc)
         for seat in doc["seats"]:
             tx.append(f"history:{seat['account']}", history_point(doc, seat))
-        tx.put("meta", record(self.params))
+        tx.put("meta", record(params))
         if at is not None:
             before = {m: list(current[m]) if m in current else None for m in rated.members()}
             tx.append(ORDER, [*at, before])
@@ -264,10 +273,11 @@ class RatingsView(ViewProjection):
             elif now is not None:
                 current[member] = (now["mu"], now["sigma"])
         replayed = sorted([*late, *((entry[:3], game) for entry, game in later)], key=_first)
+        params = self._model(tx)
         history: dict[str, list[dict[str, Any]]] = {}
         for index, (key, game) in enumerate(replayed, start=start):
             before = {m: list(current[m]) if m in current else None for m in game.members()}
-            after = rate_game(self.params, current, game)
+            after = rate_game(params, current, game)
             current.update(after)
             for member in after:
                 played[member] += 1
@@ -291,7 +301,7 @@ class RatingsView(ViewProjection):
             first_index = stored - (len(points) - new)
             for offset, point in enumerate(points):
                 self._put(tx, key, first_index + offset, stored, point)
-        tx.put("meta", record(self.params))
+        tx.put("meta", record(params))
 
     @staticmethod
     def _put(tx: Transaction, key: str, index: int, length: int, value: Any) -> None:

@@ -29,10 +29,12 @@ SHOWN_DIFFERENCES = 5  # differences printed by verify; the count says how many 
 def describe(model: Mapping[str, Any]) -> str:
     """What the ratings were computed with, in one line."""
     p = model["parameters"]
+    scale = "a settled table's scale" if p.get("seat_scale") else "each game's scale"
     return (
         f"{model['library']} {model['version']} {model['model']}: μ₀ {p['mu']:g}, "
         f"σ₀ {p['sigma']:.4g}, β {p['beta']:.4g}, τ {p['tau']:.4g}, κ {p['kappa']:g}, "
-        f"seats μ₀ {p['seat_mu']:g}, σ₀ {p['seat_sigma']:.4g}; shown {model['shown']}"
+        f"seats μ₀ {p['seat_mu']:g}, σ₀ {p['seat_sigma']:.4g} on {scale}; "
+        f"shown {model['shown']}"
     )
 
 

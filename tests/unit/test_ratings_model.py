@@ -17,6 +17,7 @@ from domain.bots import BOTS
 from domain.engine import rank_keys
 from domain.pipeline import Caller
 from domain.ratings import (
+    BEFORE_ISSUE_35,
     PARAMETERS,
     Ledger,
     Parameters,
@@ -84,18 +85,37 @@ def oracle(
     return updated
 
 
-def by_oracle(current: dict[str, tuple[float, float]], game: RatedGame) -> dict[str, tuple]:
-    p = PARAMETERS
+def by_oracle(
+    current: dict[str, tuple[float, float]], game: RatedGame, p: Parameters = PARAMETERS
+) -> dict[str, tuple]:
+    """The game rated by ``oracle``, with the README's decisions: a seat
+    starts at (seat μ₀, seat σ₀), an account at (μ₀, σ₀); a person's skill
+    drifts (τ), a seat's does not; with ``seat_scale`` 1 a seat's μ and σ
+    are a settled table's, so in the game they are multiplied by
+    r = √(Σ_teams (Σ_players σ² + β²) / (teams × β²)), and the seat's
+    result divided by it."""
     teams = game.teams()
     before = [
         [current.get(m, (p.seat_mu, p.seat_sigma) if "/" in m else (p.mu, p.sigma)) for m in team]
         for team in teams
     ]
-    # a person's skill drifts (τ), a seat's does not (domain/ratings.py's decision)
+    r = 1.0
+    if p.seat_scale:
+        players = [
+            sum(s * s for m, (_, s) in zip(t, b, strict=True) if "/" not in m)
+            for t, b in zip(teams, before, strict=True)
+        ]
+        r = math.sqrt(sum(v + p.beta**2 for v in players) / (len(teams) * p.beta**2))
+    before = [
+        [(mu * r, s * r) if "/" in m else (mu, s) for m, (mu, s) in zip(t, b, strict=True)]
+        for t, b in zip(teams, before, strict=True)
+    ]
     taus = [[0.0 if "/" in m else p.tau for m in team] for team in teams]
     after = oracle(before, [s.place for s in game.seats], beta=p.beta, kappa=p.kappa, taus=taus)
     return {
-        m: r for team, rs in zip(teams, after, strict=True) for m, r in zip(team, rs, strict=True)
+        m: (mu / r, s / r) if "/" in m else (mu, s)
+        for team, rs in zip(teams, after, strict=True)
+        for m, (mu, s) in zip(team, rs, strict=True)
     }
 
 
@@ -109,10 +129,12 @@ def assert_close(
 
 
 def test_two_new_players_worked_by_hand() -> None:
-    """Two new accounts, seats 1 and 2 of a 2-player table, the first wins.
-    By hand: τ² = (1/12)² = 0.0069444 on the account's σ², not the seat's:
-    the account's σ² = 69.4444 + 0.0069 = 69.4514, the seat's 1; a team's
-    σ² = 70.4514; c² = 2 (70.4514 + 17.3611) = 175.6250, c = 13.25236;
+    """Two new accounts, seats 1 and 2 of a 2-player table, the first wins,
+    under the model as recorded before issue 35 (seats at σ₀ 1 on the
+    game's scale), which old records are still checked with. By hand:
+    τ² = (1/12)² = 0.0069444 on the account's σ², not the seat's: the
+    account's σ² = 69.4444 + 0.0069 = 69.4514, the seat's 1; a team's σ² =
+    70.4514; c² = 2 (70.4514 + 17.3611) = 175.6250, c = 13.25236;
     equal μ, so e^{μ/c}/S_1 = 1/2. The winner: Ω = 70.4514 / c × (1 − 1/2)
     = 2.65807; γ = √70.4514 / c = 0.633361, Δ = γ × (70.4514 / c²) × (1/2 ×
     1/2) = 0.633361 × 0.401147 / 4 = 0.063518; the loser's Ω is −2.65807,
@@ -123,7 +145,7 @@ def test_two_new_players_worked_by_hand() -> None:
     0.014194 × 0.063518)) = 0.999549; the loser and its seat the mirror
     image."""
     game = RatedGame("g", 9, 2, (RatedSeat(0, "ada", 1), RatedSeat(1, "bob", 2)))
-    after = rate_game(PARAMETERS, {}, game)
+    after = rate_game(BEFORE_ISSUE_35, {}, game)
     assert_close(
         after,
         {
@@ -134,24 +156,53 @@ def test_two_new_players_worked_by_hand() -> None:
         },
         tol=5e-5,
     )
+    assert_close(after, by_oracle({}, game, BEFORE_ISSUE_35), tol=1e-12)
+
+
+def test_two_new_players_with_the_seats_on_a_settled_tables_scale() -> None:
+    """The same game under today's model. By hand: each team's players' σ²
+    is 69.4444 (τ² is the library's, not the scale's), so r = √(2 (69.4444
+    + 17.3611) / (2 × 17.3611)) = √5 = 2.236068: each seat enters at μ 0,
+    σ 1.5 r = 3.354102 (σ² 11.25 less τ² 0.006944, to which the library
+    adds τ² back: 11.25); a team's σ² = 69.4514 + 11.25 = 80.7014; c² = 2
+    (80.7014 + 17.3611) = 196.1250, c = 14.00446. Winner: Ω = 80.7014 / c /
+    2 = 2.88127; the seat's share of its team's σ² 11.25 / 80.7014 =
+    0.139403, so its μ on the game's scale 0.401658, kept as 0.401658 / r =
+    0.179627; γ = √80.7014 / c = 0.641467, Δ = γ × 80.7014 / c² / 4 =
+    0.065988; its σ √(11.25 (1 − 0.139403 × 0.065988)) = 3.338639, kept as
+    1.493085."""
+    game = RatedGame("g", 9, 2, (RatedSeat(0, "ada", 1), RatedSeat(1, "bob", 2)))
+    after = rate_game(PARAMETERS, {}, game)
+    assert PARAMETERS.seat_sigma == 1.5 and PARAMETERS.seat_scale == 1.0
+    assert after["0/2"] == pytest.approx((0.179627, 1.493085), abs=5e-6)
+    assert after["1/2"] == pytest.approx((-0.179627, 1.493085), abs=5e-6)
     assert_close(after, by_oracle({}, game), tol=1e-12)
 
 
-def test_three_seats_with_a_shared_first_place() -> None:
+MODELS = pytest.mark.parametrize(
+    "params", [PARAMETERS, BEFORE_ISSUE_35], ids=["seats settled", "before issue 35"]
+)
+
+
+@MODELS
+def test_three_seats_with_a_shared_first_place(params: Parameters) -> None:
     """Seats 1 and 2 share the first place (R7.3's ties), seat 3 is last;
     the three start apart and one seat pseudo-player has a history."""
     current = {"ada": (28.0, 4.0), "bob": (22.5, 6.1), "cy": (25.0, 25 / 3), "0/3": (0.7, 1.2)}
     game = rated_game("g", 20, ["ada", "bob", "cy"], [(30, 2, 4), (30, 2, 4), (19, 5, 1)], [])
     assert game is not None
     assert [s.place for s in game.seats] == [1, 1, 3]
-    after = rate_game(PARAMETERS, current, game)
-    assert_close(after, by_oracle(current, game), tol=1e-12)
+    after = rate_game(params, current, game)
+    assert_close(after, by_oracle(current, game, params), tol=1e-12)
     # the tie pulls the two toward each other: the weaker of them gains more
     assert after["bob"][0] - 22.5 > after["ada"][0] - 28.0 > 0
     assert after["cy"][0] < 25.0
 
 
-def test_five_seats_with_ties_a_seat_without_account_and_a_withdrawn_seat() -> None:
+@MODELS
+def test_five_seats_with_ties_a_seat_without_account_and_a_withdrawn_seat(
+    params: Parameters,
+) -> None:
     """Six seats: one held by no account (left out), one withdrawn (last,
     alone in its team), two sharing the second place on points broken by
     nothing (R7.3: same stages, same recipes), two apart only by stages."""
@@ -174,8 +225,8 @@ def test_five_seats_with_ties_a_seat_without_account_and_a_withdrawn_seat() -> N
         "2/6": (-0.4, 1.0),
         "5/6": (0.9, 0.8),
     }
-    after = rate_game(PARAMETERS, current, game)
-    assert_close(after, by_oracle(current, game), tol=1e-12)
+    after = rate_game(params, current, game)
+    assert_close(after, by_oracle(current, game, params), tol=1e-12)
     assert "5/6" not in after  # the withdrawn seat teaches nothing of its seat
     assert after["eve"][0] < 35.0  # withdrawing is a loss
 
@@ -197,6 +248,9 @@ def test_what_is_rated() -> None:
 
 def test_parameters_the_record_and_the_number_shown() -> None:
     assert Parameters.from_doc(PARAMETERS.to_doc()) == PARAMETERS
+    # a record made before issue 35 names no seat_scale: its seats were on the game's scale
+    old = {k: v for k, v in BEFORE_ISSUE_35.to_doc().items() if k != "seat_scale"}
+    assert Parameters.from_doc(old) == BEFORE_ISSUE_35
     with pytest.raises(ValueError):
         Parameters.from_doc({**PARAMETERS.to_doc(), "extra": 1.0})
     kept = record()
