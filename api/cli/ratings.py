@@ -1,7 +1,9 @@
 """``opus ratings``: the accounts by rating, one account's history, the
 seats' effects (the ratings view, projections/ratings.py); and the check
 ``opus verify --ratings`` runs (``check_ratings``), on the store or on an
-export that carries the ratings (``opus export --ratings``).
+export that carries the ratings (``opus export --ratings``: the ratings
+line, with the holdings that bind its seats to their accounts,
+domain/seat_holdings.py).
 """
 
 from __future__ import annotations
@@ -256,8 +258,9 @@ def verify_ratings(
     against every rating recomputed from the log up to the view's position
     (the accounts' holdings read from their events); on an export, the
     ratings line it carries (``carried``, ``opus export --ratings``) against
-    those recomputed from its games. With shards, the view's position in
-    each shard, and every shard's log up to it."""
+    those recomputed from its games, each seat's account derived from the
+    holdings the line carries (``ledger_of_records``). With shards, the
+    view's position in each shard, and every shard's log up to it."""
     if app is not None:
         logs = shard_apps(app)
         store = open_views(settings)
