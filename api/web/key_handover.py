@@ -25,7 +25,7 @@ from flask import Request
 from werkzeug.wrappers import Response
 
 from api.runtime import services
-from api.web.session import cookie_name
+from api.web.session import cookie_name, over_https
 from domain.accounts.commands import digest
 
 CODE_COOKIE = "opus_keycode"
@@ -58,7 +58,7 @@ def hand_over(response: Response, request: Request, session: str, key: str) -> N
         _b64(code),
         max_age=max(1, int(store.seconds)),
         path="/",
-        secure=request.is_secure,
+        secure=over_https(request),
         httponly=True,
         samesite="Strict",
     )
@@ -72,7 +72,7 @@ def take_over(response: Response, request: Request, session: str) -> str | None:
     raw_code = request.cookies.get(name, "")
     sealed = services().challenges.take(_record(session))
     if raw_code:
-        response.delete_cookie(name, path="/", secure=request.is_secure, httponly=True)
+        response.delete_cookie(name, path="/", secure=over_https(request), httponly=True)
     if sealed is None or not raw_code:
         return None
     try:

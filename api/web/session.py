@@ -74,10 +74,16 @@ CSRF_SECRET = "csrf"  # the name of the page secret the CSRF tokens are an HMAC 
 _fallback_secret = secrets.token_hex(32)  # while the shared one cannot be read
 
 
+def over_https(request: Request) -> bool:
+    """Whether the browser reached the service over https: the request
+    itself, or, behind a proxy that ends TLS, ``OPUS_ORIGIN`` saying so."""
+    return request.is_secure or services().origin.startswith("https://")
+
+
 def cookie_name(request: Request, name: str) -> str:
     """The session's or the CSRF cookie's name: ``__Host-`` prefixed over
     https, its plain name over http (where Secure cannot be set)."""
-    return f"{HOST_PREFIX}{name}" if request.is_secure else name
+    return f"{HOST_PREFIX}{name}" if over_https(request) else name
 
 
 def seat_cookie(game_id: UUID) -> str:
@@ -207,7 +213,7 @@ def keep_session(response: Response, request: Request, value: str) -> None:
         value,
         max_age=SESSION_DAYS * 24 * 3600,
         path="/",
-        secure=request.is_secure,
+        secure=over_https(request),
         httponly=True,
         samesite="Lax",
     )
@@ -217,7 +223,7 @@ def end_session(response: Response, request: Request) -> None:
     response.delete_cookie(
         cookie_name(request, SESSION_COOKIE),
         path="/",
-        secure=request.is_secure,
+        secure=over_https(request),
         httponly=True,
         samesite="Lax",
     )
@@ -230,7 +236,7 @@ def keep_token(response: Response, request: Request, name: str, token: str) -> N
         token,
         max_age=MAX_AGE,
         path="/",
-        secure=request.is_secure,
+        secure=over_https(request),
         httponly=True,
         samesite="Strict",
     )
@@ -269,7 +275,7 @@ def keep_csrf(response: Response, request: Request, pre: str) -> None:
         cookie_name(request, CSRF_COOKIE),
         pre,
         path="/",
-        secure=request.is_secure,
+        secure=over_https(request),
         httponly=True,  # pages carry the token in their forms and a <meta>: no script reads it
         samesite="Strict",
     )

@@ -395,3 +395,45 @@ def test_a_session_or_passkey_gone_already_is_said_in_words(app: Flask, lang: st
     )
     assert words[0] in gone.get_data(as_text=True)
     assert words[1] in removed.get_data(as_text=True)
+
+
+def test_behind_a_proxy_that_ends_tls_the_origin_setting_decides(tmp_path: Path) -> None:
+    """The proxy speaks http to the service (``OPUS_ORIGIN`` says the
+    browser's https origin): the cookies are ``__Host-`` and Secure all the
+    same, a post from that origin passes, one from another port does not."""
+    proxied = make_app(tmp_path, OPUS_ORIGIN="https://opus.example")
+    try:
+        _, key, _ = sign_up_by_key(proxied, unique("Zhanna"))
+        client = proxied.test_client()
+        base = "http://opus.example"  # as the proxy asks
+        page = client.get("/signin", base_url=base)
+        cookie = next(
+            c for c in page.headers.getlist("Set-Cookie") if c.startswith("__Host-opus_csrf=")
+        )
+        assert "Secure" in cookie
+        found = re.search(
+            r'<meta name="csrf-token" content="([^"]+)">', page.get_data(as_text=True)
+        )
+        assert found
+        form = {"csrf": found.group(1), "key": key}
+        sibling = {"Origin": "https://opus.example:8443"}
+        assert (
+            client.post("/signin/key", data=form, base_url=base, headers=sibling).status_code == 403
+        )
+        own = {"Origin": "https://opus.example"}
+        signed = client.post("/signin/key", data=form, base_url=base, headers=own)
+        assert signed.status_code == 303
+        assert any(
+            c.startswith("__Host-opus_session=") for c in signed.headers.getlist("Set-Cookie")
+        )
+    finally:
+        proxied.extensions["opus"].close()
+
+
+def test_the_compose_proxy_passes_the_host_with_the_port_the_browser_used() -> None:
+    """docker-compose.yml's nginx hands the API the Host the browser sent
+    (``$http_host``, its port included), as the Origin check compares it;
+    ``$host`` drops the port, and every page post would be refused."""
+    compose = (Path(__file__).resolve().parents[2] / "docker-compose.yml").read_text()
+    api = compose[compose.index("proxy_pass http://api;") :].split("}")[0]
+    assert "proxy_set_header Host $$http_host;" in api
