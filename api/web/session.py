@@ -20,7 +20,8 @@
   same way (``same_origin``). Another port or a sibling subdomain is
   another origin, whatever SameSite thinks of it: it can set cookies here
   over plain http, so the cookies alone cannot tell it from this site.
-- Over https the session and CSRF cookies are ``__Host-`` prefixed
+- Over https (the request's, or ``OPUS_ORIGIN``'s behind a proxy that ends
+  TLS: ``over_https``) the session and CSRF cookies are ``__Host-`` prefixed
   (``cookie_name``: Secure, Path=/, no Domain), so no sibling can set or
   shadow them; over plain http (a machine's own ``opus serve``) a Secure
   cookie would never come back, so they keep their plain names, and the
@@ -30,7 +31,8 @@
   SameSite=Lax so that a link from elsewhere arrives signed in; every POST
   still needs the CSRF token), kept on the server as its account's
   ``SessionOpened`` (domain/accounts): revocable from the account page,
-  expiring. A signed-in browser acts with its account's hashes and with
+  ended with the credential that opened it (the key rotated, the passkey
+  removed), expiring. A signed-in browser acts with its account's hashes and with
   nothing else: its holder hash (the token hash its seats, registrations
   and games hold), and the tokens it adopted (seats taken signed out,
   adopted once the person confirmed them on the page that lists them:
