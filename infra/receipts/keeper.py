@@ -174,6 +174,7 @@ class Keeper:
         self.server = server.rstrip("/")
         self.clock = clock
         self.included_wait = included_wait
+        self._witnessed: dict[int, SignedCheckpoint] = {}  # by shard, in this run
         for sub in ("logs", "receipts", "evidence"):
             (self.directory / sub).mkdir(parents=True, exist_ok=True)
 
@@ -664,7 +665,9 @@ class Keeper:
     ) -> tuple[SignedCheckpoint, TlogProof]:
         """A witnessed global checkpoint holding the aggregate's head at
         ``version`` (its event's chain value ``chain``), and the inclusion
-        proof: waits up to ``included_wait`` for the server to publish it."""
+        proof: waits up to ``included_wait`` for the server to publish it.
+        A global checkpoint witnessed in this run serves every game after
+        (one gossip a shard per ``check``, not one a game)."""
         leaf = head_data(aggregate, version, chain.hex())
         deadline = time.monotonic() + self.included_wait
         query = f"/receipts/inclusion?aggregate_id={aggregate}&version={version}"
@@ -678,37 +681,59 @@ class Keeper:
                     raise NotProven(
                         f"the server's inclusion proof names no shard: {answer.said()}"
                     ) from None
+                cached = self._witnessed.get(shard)
+                found = None if cached is None else self._included(query, leaf, cached)
+                if cached is not None and found is not None:
+                    return cached, found
                 shown = self.take(str(body.get("checkpoint", "")), keys)
                 cosigned = self.witness(shard, keys, shown)
-                size = cosigned.checkpoint.size
-                answer = self._get(f"{query}&size={size}")
-                if answer.ok:
-                    body = self._json(answer, "inclusion proof")
-                    try:
-                        index = int(body["index"])
-                        proof = tuple(b64decode(h) for h in body["proof"])
-                    except (KeyError, TypeError, ValueError, NoteError) as e:
-                        raise NotProven(f"the server's inclusion proof is not one: {e}") from None
-                    try:
-                        verify_inclusion(
-                            index, size, leaf_hash(leaf), proof, cosigned.checkpoint.root
-                        )
-                    except ProofError as e:
-                        raise NotProven(
-                            f"the server's proof that version {version} of {aggregate} is in "
-                            f"the witnessed global log does not verify ({e})"
-                        ) from None
-                    log = LogId(shard=shard)
-                    self._keep(log, self.check(log, cosigned, keys, now=False))
-                    return cosigned, TlogProof(index, proof, cosigned, leaf)
-            if answer.status not in (404, 200) or time.monotonic() > deadline:
+                log = LogId(shard=shard)
+                self._keep(log, self.check(log, cosigned, keys, now=False))
+                self._witnessed[shard] = cosigned
+                found = self._included(query, leaf, cosigned)
+                if found is not None:
+                    return cosigned, found
+            elif answer.status != 404 or time.monotonic() > deadline:
                 raise NotProven(
                     f"version {version} of {aggregate} is not in a global checkpoint the "
                     f"witnesses cosigned (the server answered {answer.said()}): the server "
                     "publishes at least every second, so try again; if it stays so, the "
                     "server keeps this move from the witnesses"
                 )
+            if time.monotonic() > deadline:
+                raise NotProven(
+                    f"version {version} of {aggregate} is not yet in a global checkpoint the "
+                    "witnesses cosigned: try again; if it stays so, the server keeps this "
+                    "move from the witnesses"
+                )
             time.sleep(0.25)
+
+    def _included(self, query: str, leaf: bytes, cosigned: SignedCheckpoint) -> TlogProof | None:
+        """The proof that ``leaf`` is in ``cosigned``'s tree, asked of the
+        server; None if that tree does not hold it yet."""
+        size = cosigned.checkpoint.size
+        answer = self._get(f"{query}&size={size}")
+        if answer.status == 404:
+            return None
+        if not answer.ok:
+            raise NotProven(f"the server's inclusion proof: {answer.said()}")
+        body = self._json(answer, "inclusion proof")
+        try:
+            index = int(body["index"])
+            proof = tuple(b64decode(h) for h in body["proof"])
+            origin = str(body["origin"])
+        except (KeyError, TypeError, ValueError, NoteError) as e:
+            raise NotProven(f"the server's inclusion proof is not one: {e}") from None
+        if origin != cosigned.checkpoint.origin:
+            return None  # another shard's log: not the one witnessed
+        try:
+            verify_inclusion(index, size, leaf_hash(leaf), proof, cosigned.checkpoint.root)
+        except ProofError as e:
+            raise NotProven(
+                f"the server's proof that {query.partition('?')[2]} is in the witnessed "
+                f"global log does not verify ({e})"
+            ) from None
+        return TlogProof(index, proof, cosigned, leaf)
 
     # ---- the commands ----------------------------------------------------------------
 
