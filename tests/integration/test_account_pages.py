@@ -418,6 +418,7 @@ def test_every_account_post_without_the_csrf_token_is_refused_and_changes_nothin
         ("/account/key/rotate", {"sure": "on"}),
         ("/account/passkeys/remove", {"credential": "x"}),
         ("/account/sessions/signout", {"session": session}),
+        ("/account/adopt", {"take": f"seat:{uuid.uuid4()}"}),
     ]
     for path, form in forms:
         for csrf in ("", "wrong-token-" + "x" * 40, other.csrf):
@@ -435,13 +436,16 @@ def test_every_account_post_without_the_csrf_token_is_refused_and_changes_nothin
         answer = ada.client.post(path, json=body, headers={"Accept": "application/json"})
         assert answer.status_code == 403, path
         assert answer.json["code"] == 403
-    # a cross-site request is refused even with the token
-    cross = ada.client.post(
-        "/account/name",
-        data={"csrf": ada.csrf, "name": unique("Oleg")},
-        headers={"Sec-Fetch-Site": "cross-site"},
-    )
-    assert cross.status_code == 403
+    # a cross-site or same-site (another origin) request is refused even with the token
+    for headers in (
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Origin": "http://localhost:8001"},
+        {"Sec-Fetch-Site": "same-site"},
+    ):
+        other_origin = ada.client.post(
+            "/account/name", data={"csrf": ada.csrf, "name": unique("Oleg")}, headers=headers
+        )
+        assert other_origin.status_code == 403, headers
     assert view(app, account) == before
     assert opus(app).recorder.max_notification_id() == head, "nothing recorded"
     assert opus(app).accounts.by_key(key) is not None
