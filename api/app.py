@@ -48,6 +48,7 @@ from api.web import account_pages, bot_pages, desk, pages, people_pages, rules_p
 from infra import bot_driver
 from infra.bootstrap import open_services
 from infra.broker import RedisBroker
+from infra.clock_scheduler import ClockScheduler
 from infra.logthrottle import LogThrottle
 from infra.settings import Settings
 
@@ -159,7 +160,9 @@ def build_services(settings: Settings) -> Services:
     """The HTTP service's parts from the composition root (infra/bootstrap.py),
     each event the application records published to the game's live streams,
     then the turn offer of the seat whose turn it is (api/turn_offers.py);
-    with ``OPUS_BOTS``, the bots at lobby tables moving (infra/bot_driver.py)."""
+    with ``OPUS_BOTS``, the bots at lobby tables moving (infra/bot_driver.py);
+    with the projections in this process (the embedded defaults), the clock
+    scheduler (infra/clock_scheduler.py; else its own role, ``opus clocks``)."""
     services = open_services(settings)
     listeners = services.opus.listeners
     first = len(listeners)
@@ -172,6 +175,9 @@ def build_services(settings: Settings) -> Services:
     if settings.bots:
         bots = bot_driver.start(services.opus, services.views, settings.bot_delay_seconds)
         services.closers.append(bots.stop)
+    if settings.run_projections:  # the embedded process: its clocks fired here (R11.4)
+        scheduler = ClockScheduler(services.opus, services.views).start()
+        services.closers.append(scheduler.stop)
     return services
 
 

@@ -21,8 +21,10 @@ from api.identity import command_caller, new_holder
 from api.receipts_http import receipt_of
 from api.runtime import services
 from api.schemas import (
+    AddTimeSchema,
     AssembleSchema,
     CastSchema,
+    ClocksChangeSchema,
     CreatedSchema,
     CreateGameSchema,
     DiscardSchema,
@@ -34,6 +36,8 @@ from api.schemas import (
     WithdrawSchema,
 )
 from domain.application import LegalMoves
+from domain.clock import PRESETS, Clock
+from domain.errors import ClockError
 from domain.moves import UNSEATED, Assemble, Cast, Discard, Move, Pass, Place
 from domain.pipeline import CommandOutcome
 from domain.ruleset import RuleSet
@@ -104,7 +108,8 @@ class Games(MethodView):
         once. With an ``Idempotency-Key``, send your own organiser token
         (``Authorization: Bearer``, at least 43 base64url characters): the
         key is yours alone, and a retry finds the game it made."""
-        variant = RuleSet(
+        variant = RuleSet.timed(
+            clock_of(args),
             draw=args["draw"],
             guild=args["guild"],
             stage_points=tuple(args["stage_points"] or RuleSet().stage_points),
@@ -119,6 +124,17 @@ class Games(MethodView):
         organiser = opus.organises(result.aggregate_id, caller.token_hash or "")
         invitation = opus.invitation_code(result.aggregate_id) if organiser else None
         return outcome(result.aggregate_id, result, organiser_token=token, invitation=invitation)
+
+
+def clock_of(args: dict[str, Any]) -> Clock | None:
+    """R11.1: the clock a create asks for, by its values or a preset's name
+    (not both); None for an untimed game."""
+    values = args.get("clock")
+    if values is not None and args["clock_preset"] is not None:
+        raise ClockError("name a clock by its values or by a preset, not both")
+    if args["clock_preset"] is not None:
+        return PRESETS[args["clock_preset"]]
+    return Clock(**values) if values is not None else None
 
 
 @blp.route("/<uuid:game_id>/players", endpoint="Players")
@@ -181,6 +197,48 @@ class WithdrawSeat(MethodView):
         result = svc.opus.withdraw(
             game_id, args["seat"], caller=command_caller(), idle_seconds=svc.inactivity_seconds
         )
+        return outcome(game_id, result)
+
+
+@blp.route("/<uuid:game_id>/clocks/add", endpoint="AddTime")
+class AddTime(MethodView):
+    @blp.arguments(AddTimeSchema())
+    @blp.doc(**docs.TOKEN_COMMAND)
+    @blp.response(201, OutcomeSchema)
+    def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+        """R11.6 (organiser token): give a seat more time, with the reason."""
+        result = services().opus.add_time(
+            game_id,
+            args["seat"],
+            args["seconds"],
+            args["reason"],
+            args["by"],
+            caller=command_caller(),
+        )
+        return outcome(game_id, result)
+
+
+@blp.route("/<uuid:game_id>/clocks/pause", endpoint="PauseClocks")
+class PauseClocks(MethodView):
+    @blp.arguments(ClocksChangeSchema())
+    @blp.doc(**docs.TOKEN_COMMAND)
+    @blp.response(201, OutcomeSchema)
+    def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+        """R11.6 (organiser token): pause the game's clocks, with the reason."""
+        opus = services().opus
+        result = opus.pause_clocks(game_id, args["reason"], args["by"], caller=command_caller())
+        return outcome(game_id, result)
+
+
+@blp.route("/<uuid:game_id>/clocks/resume", endpoint="ResumeClocks")
+class ResumeClocks(MethodView):
+    @blp.arguments(ClocksChangeSchema())
+    @blp.doc(**docs.TOKEN_COMMAND)
+    @blp.response(201, OutcomeSchema)
+    def post(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+        """R11.6 (organiser token): run the game's clocks again, with the reason."""
+        opus = services().opus
+        result = opus.resume_clocks(game_id, args["reason"], args["by"], caller=command_caller())
         return outcome(game_id, result)
 
 

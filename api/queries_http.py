@@ -30,6 +30,8 @@ from api.schemas import (
     SinceSchema,
     ViewSchema,
 )
+from domain import clock
+from domain.clock import Clocks, micros
 from domain.errors import GameNotFoundError, NotSeatedError
 from infra.eventlog import game_export, game_positions
 from infra.shards import home_shard
@@ -133,6 +135,47 @@ class ScoreboardQuery(MethodView):
     def get(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """Each player's points and the PointsAwarded behind them (rule, cause)."""
         return view("scoreboard", args, lambda q: q.scoreboard(game_id), game_id=game_id)
+
+
+@blp.route("/games/<uuid:game_id>/clocks")
+class ClocksQuery(MethodView):
+    @blp.arguments(AfterSchema(), location="query")
+    @blp.response(200, ViewSchema)
+    @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
+    def get(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+        """A timed game's clocks (RULES §11), as the server's clock reads
+        them now: each seat's time left (microseconds), the turn's deadline
+        (microseconds since the epoch, UTC; null when no clock runs) and the
+        server's time, so that a page counts down from the server's deadline,
+        never from its own clock. 404 for an untimed game."""
+
+        def read(queries: Queries) -> dict[str, Any] | None:
+            doc = queries.clocks(game_id)
+            if doc is None or doc["fold"] is None:
+                if untimed(game_id):
+                    raise ApiError(404, f"game {game_id} has no clock: it is untimed (RULES §11)")
+                return None
+            clocks = Clocks.from_doc(doc["fold"])
+            now = micros(clock.now())
+            return {
+                "clock": doc["clock"],
+                "server_time": now,
+                "turn": clocks.turn,
+                "deadline": None if doc["expired"] is not None else clocks.deadline(),
+                "left": clocks.left(now),
+                "paused": clocks.paused_since is not None,
+                "expired": doc["expired"],
+            }
+
+        return view("clocks", args, read, game_id=game_id)
+
+
+def untimed(game_id: UUID) -> bool:
+    """Whether the game exists and has no clock (its created rules say)."""
+    try:
+        return services().opus.game(game_id).state.variant.clock is None
+    except GameNotFoundError:
+        return False
 
 
 @blp.route("/games/<uuid:game_id>/log")

@@ -6,6 +6,7 @@ from marshmallow import Schema, fields, validate
 
 from domain.accounts.aggregate import ADMISSIONS
 from domain.catalog import STONES
+from domain.clock import PRESETS
 from domain.engine import MAX_CONTRIBUTION
 from domain.names import MAX_NAME
 from domain.ruleset import DRAW_VARIANTS
@@ -50,7 +51,27 @@ class RuleSetSchema(StrictSchema):
     )
 
 
+class ClockSchema(StrictSchema):
+    """R11.1: a clock's values, whole seconds (its bounds are the rule's:
+    a clock out of them is refused naming R11.1)."""
+
+    initial = fields.Integer(strict=True, required=True)
+    increment = fields.Integer(strict=True, load_default=0)
+    move_limit = fields.Integer(strict=True, load_default=None, allow_none=True)
+    on_timeout = fields.String(load_default="withdraw", validate=validate.Length(1, 40))
+    grace = fields.Integer(strict=True, load_default=5)
+
+
 class CreateGameSchema(RuleSetSchema):
+    clock = fields.Nested(  # no default: an absent clock is an untimed game
+        ClockSchema,
+        metadata={"description": "A timed game's clock (RULES §11), its values."},
+    )
+    clock_preset = fields.String(
+        load_default=None,
+        validate=validate.OneOf(sorted(PRESETS)),
+        metadata={"description": "A timed game's clock by its preset's name (R11.1)."},
+    )
     admission = fields.String(
         load_default="open",
         validate=validate.OneOf(ADMISSIONS),
@@ -73,6 +94,22 @@ class JoinSchema(StrictSchema):
         validate=validate.Length(max=100),
         metadata={"description": "The invitation code of a game by invitation."},
     )
+
+
+class AddTimeSchema(StrictSchema):
+    """R11.6: more time for a seat, with the reason and who gives it."""
+
+    seat = fields.Integer(strict=True, required=True, validate=validate.Range(0, 5))
+    seconds = fields.Integer(strict=True, required=True)
+    reason = fields.String(required=True, validate=validate.Length(1, MAX_NAME))
+    by = fields.String(required=True, validate=validate.Length(1, MAX_NAME))
+
+
+class ClocksChangeSchema(StrictSchema):
+    """R11.6: a pause or a resumption, with the reason and who makes it."""
+
+    reason = fields.String(required=True, validate=validate.Length(1, MAX_NAME))
+    by = fields.String(required=True, validate=validate.Length(1, MAX_NAME))
 
 
 # how every seat in the API's JSON is numbered (a field ``seat``, an event's

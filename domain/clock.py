@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from domain.errors import ClockError
+
 SECOND = 1_000_000  # microseconds
 DAY = 86_400  # seconds
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -41,10 +43,6 @@ def moment(us: int) -> datetime:
     return EPOCH + timedelta(microseconds=us)
 
 
-class ClockError(ValueError):
-    """A clock R11.1 does not allow; its text starts with the rule id."""
-
-
 @dataclass(frozen=True)
 class Clock:
     """R11.1: whole seconds. ``on_timeout`` is ``withdraw`` or
@@ -61,32 +59,29 @@ class Clock:
         if self.move_limit is not None:
             numbers.append(self.move_limit)
         if any(type(n) is not int for n in numbers):  # not 3.0, not true
-            raise ClockError("R11.1: a clock's times are whole seconds")
+            raise ClockError("a clock's times are whole seconds")
         if not 10 <= self.initial <= 30 * DAY:
-            raise ClockError(
-                f"R11.1: initial is between 10 seconds and 30 days, not {self.initial}"
-            )
+            raise ClockError(f"initial is between 10 seconds and 30 days, not {self.initial}")
         if not 0 <= self.increment <= self.initial:
             raise ClockError(
-                f"R11.1: increment is between 0 and initial ({self.initial}), not {self.increment}"
+                f"increment is between 0 and initial ({self.initial}), not {self.increment}"
             )
         if self.move_limit is not None and not 10 <= self.move_limit <= self.initial:
             raise ClockError(
-                f"R11.1: move_limit is between 10 and initial ({self.initial}), "
-                f"not {self.move_limit}"
+                f"move_limit is between 10 and initial ({self.initial}), not {self.move_limit}"
             )
         if not 1 <= self.grace <= 60:
-            raise ClockError(f"R11.1: grace is between 1 and 60 seconds, not {self.grace}")
+            raise ClockError(f"grace is between 1 and 60 seconds, not {self.grace}")
         if self.on_timeout != WITHDRAW:
             kind = self.on_timeout.removeprefix(BOT)
             if not self.on_timeout.startswith(BOT) or kind not in bot_kinds():
                 raise ClockError(
-                    f"R11.1: on_timeout is {WITHDRAW!r} or 'bot:<kind>' of a bot we have "
+                    f"on_timeout is {WITHDRAW!r} or 'bot:<kind>' of a bot we have "
                     f"({', '.join(sorted(bot_kinds()))}), not {self.on_timeout!r}"
                 )
             if self.increment < 1:
                 raise ClockError(
-                    "R11.1: a clock whose bot takes over has an increment of 1 or more"
+                    "a clock whose bot takes over has an increment of 1 or more"
                 )
 
     def as_dict(self) -> dict[str, Any]:
@@ -145,6 +140,40 @@ class Clocks:
     bots: set[int] = field(default_factory=set)
     added: dict[int, int] = field(default_factory=dict)  # R11.6: kept for a bot's seat
     stopped: bool = False
+
+    # ---- as a view keeps it -------------------------------------------------
+
+    def to_doc(self) -> dict[str, Any]:
+        """The fold as JSON (projections/clocks.py keeps it per game)."""
+        return {
+            "clock": self.clock.as_dict(),
+            "remaining": list(self.remaining),
+            "turn": self.turn,
+            "started": self.started,
+            "budget": self.budget,
+            "paused": self.paused,
+            "paused_since": self.paused_since,
+            "withdrawn": sorted(self.withdrawn),
+            "bots": sorted(self.bots),
+            "added": {str(seat): us for seat, us in self.added.items()},
+            "stopped": self.stopped,
+        }
+
+    @classmethod
+    def from_doc(cls, doc: dict[str, Any]) -> Clocks:
+        return cls(
+            clock=Clock.from_dict(doc["clock"]),
+            remaining=list(doc["remaining"]),
+            turn=doc["turn"],
+            started=doc["started"],
+            budget=doc["budget"],
+            paused=doc["paused"],
+            paused_since=doc["paused_since"],
+            withdrawn=set(doc["withdrawn"]),
+            bots=set(doc["bots"]),
+            added={int(seat): us for seat, us in doc["added"].items()},
+            stopped=doc["stopped"],
+        )
 
     # ---- the fold -----------------------------------------------------------
 

@@ -57,6 +57,12 @@ class PassNotAllowedError(RuleError):
     rule = "R3.3"
 
 
+class ClockError(RuleError):
+    """A clock R11.1 does not allow (a rule set's, or a timed game's request)."""
+
+    rule = "R11.1"
+
+
 class WithdrawalError(RuleError):
     rule = "R3.5"
 

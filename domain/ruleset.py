@@ -7,7 +7,8 @@ import json
 from dataclasses import asdict, dataclass
 
 from domain.catalog import load_catalog
-from domain.clock import Clock, ClockError
+from domain.clock import Clock
+from domain.errors import ClockError
 
 # Bumped whenever the engine's reading of RULES.md changes, so that a game is
 # always replayed under the rules it started with. "2": R7.4 (a stalled game
@@ -40,7 +41,7 @@ class RuleSet:
         object.__setattr__(self, "stage_points", tuple(self.stage_points))
         if self.clock is not None and self.version in WITHOUT_CLOCKS:
             raise ClockError(
-                f"R11.1: a clock in a rule set of version {self.version!r} is refused "
+                f"a clock in a rule set of version {self.version!r} is refused "
                 f"(clocks are version {CLOCK_VERSION!r}'s)"
             )
 

@@ -25,6 +25,7 @@ from uuid import UUID
 
 from domain.sharding import position_of, shard_position, upstream_names
 from projections.accounts import AccountsView, look_key
+from projections.clocks import DUE, ClocksView
 from projections.hands import Hands
 from projections.leaderboard import Leaderboard
 from projections.lobby import Lobby
@@ -499,6 +500,27 @@ class Queries:
         recomputes and the export carries."""
         ns = self._ns(RatingsView.name, generation)
         return ratings_record(self.store, ns, history=history, upstreams=self.upstreams)
+
+    def clocks_due(self, until: int, *, generation: str | None = None) -> list[tuple[str, int]]:
+        """The games whose turn's deadline (microseconds since the epoch) is
+        at or before ``until``, earliest first, as the clocks view has them
+        now (projections/clocks.py): what the scheduler fires."""
+        ns = self._ns(ClocksView.name, generation)
+        due = [(game, int(score)) for game, score in self.store.scores(ns, DUE).items()]
+        return sorted((item for item in due if item[1] <= until), key=lambda item: item[1])
+
+    def clocks(
+        self,
+        game_id: UUID | str,
+        *,
+        after: int | None = None,
+        timeout: float = WAIT_TIMEOUT,
+        generation: str | None = None,
+    ) -> dict[str, Any] | None:
+        """A timed game's clocks (the fold, and the seat whose time expired
+        this turn); None for an untimed or unknown game."""
+        ns = self._ready(ClocksView.name, after, timeout, generation)
+        return self._doc(ns, str(game_id))
 
     def _doc(self, ns: str, key: str) -> dict[str, Any] | None:
         """A document of a view; None if there is none."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from projections.accounts import AccountsView
 from projections.base import ViewProjection
+from projections.clocks import ClocksView
 from projections.hands import Hands
 from projections.leaderboard import Leaderboard
 from projections.lobby import Lobby
@@ -27,6 +28,7 @@ PROJECTIONS: dict[str, type[ViewProjection]] = {
         Lobby,
         AccountsView,
         RatingsView,
+        ClocksView,
     )
 }
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import click
 
 from api.cli.analytics import analytics
+from api.cli.clocks import clocks
 from api.cli.log import export, verify
 from api.cli.ratings import ratings
 from api.cli.read_side import project, rebuild, view
@@ -40,3 +41,4 @@ main.add_command(analytics)
 main.add_command(ratings)
 main.add_command(receipts)
 main.add_command(witness)
+main.add_command(clocks)

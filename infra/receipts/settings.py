@@ -3,7 +3,8 @@
 - ``OPUS_RECEIPTS`` (1): commands answer with receipts and the service keeps
   the global log (one per shard with ``OPUS_SHARDS``); 0 turns it all off
   (the benchmark's baseline);
-- ``OPUS_RECEIPTS_KEY_FILE`` (``./var/receipts.key``): the signing key, as
+- ``OPUS_RECEIPTS_KEY_FILE`` (``receipts.key`` beside a SQLite event store's
+  file, else ``./var/receipts.key``): the signing key, as
   ``PRIVATE+KEY+<name>+<key id>+<base64>`` (Go's note format); made on first
   start if missing, named ``OPUS_RECEIPTS_NAME`` (``opus.localhost``);
 - ``OPUS_RECEIPTS_RETIRED_KEYS`` (none): a file of the keys rotated out,
@@ -63,7 +64,7 @@ class ReceiptsSettings:
             raise ValueError(f"OPUS_RECEIPTS_INTERVAL={interval}: more than 0, at most 1 second")
         return cls(
             enabled=env.get("OPUS_RECEIPTS", "1") not in FALSE,
-            key_file=env.get("OPUS_RECEIPTS_KEY_FILE") or DEFAULT_KEY_FILE,
+            key_file=env.get("OPUS_RECEIPTS_KEY_FILE") or default_key_file(env),
             name=env.get("OPUS_RECEIPTS_NAME") or DEFAULT_NAME,
             retired_keys_file=env.get("OPUS_RECEIPTS_RETIRED_KEYS", ""),
             transitions_file=env.get("OPUS_RECEIPTS_TRANSITIONS", ""),
@@ -82,6 +83,19 @@ class ReceiptsSettings:
     def signer_state_path(self) -> Path:
         """The signer's record of what it signed: as set, else beside the key file."""
         return Path(self.signer_state_file or Path(self.key_file).parent / SIGNER_STATE_NAME)
+
+
+def default_key_file(env: Mapping[str, str]) -> str:
+    """Where the key lives when ``OPUS_RECEIPTS_KEY_FILE`` is not set: beside
+    a SQLite event store's file (so the signer's record of what it signed,
+    kept beside the key, is that store's: a second store in another folder
+    is another log, never a fork of the first), else ``./var/receipts.key``.
+    On the embedded defaults both are ``./var/receipts.key``."""
+    dbname = env.get("SQLITE_DBNAME", "")
+    sqlite = env.get("PERSISTENCE_MODULE", "").endswith("sqlite")
+    if sqlite and dbname and not dbname.startswith((":memory:", "file:")):
+        return str(Path(dbname).parent / Path(DEFAULT_KEY_FILE).name)
+    return DEFAULT_KEY_FILE
 
 
 def parse_witnesses(text: str) -> tuple[Witness, ...]:

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.clock import PRESETS, SECOND, Clock, ClockError, Clocks, micros, moment
+from domain.clock import PRESETS, SECOND, Clock, Clocks, micros, moment
+from domain.errors import ClockError
 from tests import clock_oracle as oracle
 
 # ---- R11.1 -----------------------------------------------------------------------------
