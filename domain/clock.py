@@ -80,9 +80,7 @@ class Clock:
                     f"({', '.join(sorted(bot_kinds()))}), not {self.on_timeout!r}"
                 )
             if self.increment < 1:
-                raise ClockError(
-                    "a clock whose bot takes over has an increment of 1 or more"
-                )
+                raise ClockError("a clock whose bot takes over has an increment of 1 or more")
 
     def as_dict(self) -> dict[str, Any]:
         return {
