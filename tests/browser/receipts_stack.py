@@ -33,17 +33,22 @@ class Witness:
     process: subprocess.Popen[str]
 
 
-def start_witness(folder: Path, port: int, *logs: str) -> Witness:
-    """``opus witness`` following the logs of the vkeys ``logs``, its store
-    and key in ``folder`` (kept across restarts)."""
+def start_witness(folder: Path, port: int, *logs: str, transitions: Path | None = None) -> Witness:
+    """``opus witness`` following the logs of the vkeys ``logs`` (a new key
+    by the service's key ``transitions``), its store and key in ``folder``
+    (kept across restarts)."""
     args = [OPUS, "witness", "--store", str(folder / "store"), "--key", str(folder / "key")]
     args += ["--name", "witness.browser", "--port", str(port)]
     for vkey in logs:
         args += ["--log", vkey]
+    if transitions is not None:
+        args += ["--transitions", str(transitions)]
     process = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None
-    line = process.stdout.readline()  # "witness <vkey> on <url>"
-    assert line.startswith("witness "), line
+    line = ""
+    while not line.startswith("witness "):  # what it pinned, then "witness <vkey> on <url>"
+        line = process.stdout.readline()
+        assert line, "the witness exited"
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:

@@ -171,7 +171,10 @@ def test_a_key_change_signed_by_the_old_key_is_taken(made: Stack, browser: Any) 
     old_vkey = json.loads(page.evaluate("localStorage.getItem('opus.receipts.v1:trust')"))["vkey"]
     stop(made.witness.process)  # type: ignore[arg-type]
     made.witness = start_witness(
-        made.folder / "witness", int(made.witness.url.rsplit(":", 1)[1]), old_vkey, new_key.vkey()
+        made.folder / "witness",
+        int(made.witness.url.rsplit(":", 1)[1]),
+        new_key.vkey(),
+        transitions=transitions,
     )
     made.serve("store-a", "key-a/new.key", OPUS_RECEIPTS_TRANSITIONS=str(transitions))
     version = move(made.base, game, tokens)
