@@ -175,7 +175,7 @@ def build_services(settings: Settings) -> Services:
     if settings.bots:
         bots = bot_driver.start(services.opus, services.views, settings.bot_delay_seconds)
         services.closers.append(bots.stop)
-    if settings.run_projections:  # the embedded process: its clocks fired here (R11.4)
+    if settings.run_projections and settings.clocks:  # embedded: its clocks fired here (R11.4)
         scheduler = ClockScheduler(services.opus, services.views).start()
         services.closers.append(scheduler.stop)
     return services

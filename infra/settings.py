@@ -40,6 +40,9 @@ default, ``eventsourcing.postgres``, or ``eventsourcing.popo`` in memory),
   origin passkeys are made and used on, for a deployment behind a proxy
   (``example.org``, ``https://example.org``); by default the request's host
   (without its port) and origin;
+- ``OPUS_CLOCKS`` (1): a process that runs the projections (the embedded
+  ``opus serve``) runs the clock scheduler too (RULES R11.4); 0 leaves it to
+  an ``opus clocks`` process;
 - ``OPUS_BOTS`` (1): the HTTP service plays its bots' moves at lobby games'
   tables (infra/bot_driver.py); 0 leaves bot seats waiting (another
   process on the same store may play them);
@@ -219,6 +222,7 @@ class Settings:
     trusted_proxies: int = DEFAULT_TRUSTED_PROXIES
     trusted_proxy_networks: str = DEFAULT_TRUSTED_PROXY_NETWORKS
     bots: bool = DEFAULT_BOTS
+    clocks: bool = True  # OPUS_CLOCKS: the clock scheduler in a process that runs the projections
     bot_delay_seconds: float = DEFAULT_BOT_DELAY_SECONDS
     sign_in_rate_limit: str = DEFAULT_SIGN_IN_RATE_LIMIT
     challenge_seconds: float = DEFAULT_CHALLENGE_SECONDS
@@ -281,6 +285,7 @@ class Settings:
                 "OPUS_TRUSTED_PROXY_NETWORKS", DEFAULT_TRUSTED_PROXY_NETWORKS
             ),
             bots=env.get("OPUS_BOTS", "1") not in FALSE,
+            clocks=env.get("OPUS_CLOCKS", "1") not in FALSE,
             bot_delay_seconds=_seconds(env, "OPUS_BOT_DELAY_SECONDS", DEFAULT_BOT_DELAY_SECONDS),
             sign_in_rate_limit=env.get("OPUS_SIGN_IN_RATE_LIMIT", DEFAULT_SIGN_IN_RATE_LIMIT),
             challenge_seconds=_positive(env, "OPUS_CHALLENGE_SECONDS", DEFAULT_CHALLENGE_SECONDS),
