@@ -62,7 +62,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.rating_models import Model, RankElo, Seated, Unseated, log_loss, spearman
+from bench.rating_models import (
+    Hindsight,
+    Model,
+    RankElo,
+    Seated,
+    Unseated,
+    log_loss,
+    spearman,
+)
 from bench.ratings_synthetic import SEATINGS, WIDER
 from bench.ratings_synthetic import run as run_synthetic
 from domain.application import Opus
@@ -329,6 +337,17 @@ def bot_games(args: argparse.Namespace, started: float) -> None:
             + f"{mine / loss['rank Elo K=32'] - 1:>+13.1%}{mine / best_elo - 1:>+13.1%}"
             + f"{mine / loss['no seats'] - 1:>+13.1%}{mine / loss['before issue 35'] - 1:>+11.1%}"
         )
+
+    hindsight = log_loss(Hindsight(training + held_out), held_out)
+    say(
+        f"\nThe oracle, where the true strengths are not known: {Hindsight.name}, "
+        f"log-loss {hindsight:.4f} on the held-out games; above it:"
+    )
+    names = ["model", "before issue 35", "rank Elo K=32"]
+    say(f"  {'games a player':<16}" + "".join(f"{name:>18}" for name in names))
+    for number, snapshot in kept.items():
+        loss = {m.name: log_loss(m, held_out) for m in snapshot}
+        say(f"  {number:<16}" + "".join(f"{loss[n] / hindsight - 1:>+18.1%}" for n in names))
 
     final = {m.name: m for m in kept[checkpoints[-1]]}
     seated, before, wider = final["model"], final["before issue 35"], final[models[2].name]
