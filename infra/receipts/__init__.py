@@ -13,6 +13,9 @@
   least every second while the log grows, asks the witnesses to cosign it
   and keeps it with its cosignatures;
 - ``witness``: ``opus witness``'s server (C2SP tlog-witness) and its store;
+  ``witness_keys``: the log keys it follows, pinned, changed by transition;
+- ``keeper``: a player's store of receipts (``opus receipts keep|check``),
+  demanding the witnesses; ``gossip``: its talk with witnesses and server;
 - ``service``: the parts together, as the HTTP service and the commands
   open them.
 """

@@ -567,16 +567,15 @@ class Keeper:
         except OSError:
             return  # counted when it is asked to cosign
         latest = None if text is None else self._cosigned_by(witness, text, keys)
-        if latest is not None:
-            small, large = sorted((latest, kept), key=lambda s: s.checkpoint.size)
-            self.extends(log, small, large, keys)
+        if latest is not None and latest.checkpoint.size >= kept.checkpoint.size:
+            self.extends(log, kept, latest, keys)  # it is not behind: only held against it
+            return
         size = 0 if latest is None else latest.checkpoint.size
-        if size < kept.checkpoint.size:
-            proof = [] if latest is None else self.extends(log, latest, kept, keys)
-            try:
-                submit(witness.url, size, proof, kept.encode())
-            except OSError:
-                return
+        proof = [] if latest is None else self.extends(log, latest, kept, keys)
+        try:
+            submit(witness.url, size, proof, kept.encode())
+        except OSError:
+            return  # counted when it is asked to cosign
 
     def _gossip(
         self,
