@@ -51,6 +51,7 @@ VICTIM = 2  # not the home shard: accounts stay reachable
 GAMES_PER_SHARD = 2
 BEFORE_SECONDS = 2.0  # play before the kill
 DOWN_SECONDS = 4.0  # play while the shard is down
+RETRY_SECONDS = 60.0  # a move retried this long unanswered fails the test
 BACK_TIMEOUT = 60.0  # for every game of the shard to be answered again
 STOP_TIMEOUT = 60.0  # for a thread to finish its move and stop
 
@@ -155,7 +156,9 @@ class Book:
 def new_table(client: FlaskClient, shard: int) -> Table:
     """A started two-seat lobby game whose id places it on ``shard`` (a
     creation placed on a shard that is down is answered 503: another id)."""
+    deadline = time.monotonic() + RETRY_SECONDS
     while True:
+        assert time.monotonic() < deadline, f"no game could be created on shard {shard}"
         created = client.post("/games", json={})
         if created.status_code == 201 and shard_of(UUID(created.json["game_id"]), SHARDS) == shard:
             break
@@ -206,7 +209,10 @@ def play(
             continue
         kind, body = move_request(rng.choice(legal.json["moves"]))
         key = str(uuid.uuid4())
+        first_try = time.monotonic()
         while True:
+            # a fault found must fail the test, never keep it retrying for ever
+            assert time.monotonic() - first_try < RETRY_SECONDS, f"a move unanswered: {kind}"
             started = time.time()
             moved = client.post(
                 f"/games/{table.game}/{kind}",
@@ -231,7 +237,9 @@ def test_a_killed_shard_answers_503_the_others_keep_answering_and_nothing_is_los
     played = [[new_table(client, k)] for k in range(SHARDS) for _ in range(GAMES_PER_SHARD)]
     book, stop = Book(), threading.Event()
     threads = [
-        threading.Thread(target=player, args=(service, tables, book, stop, random.Random(n)))
+        threading.Thread(
+            target=player, args=(service, tables, book, stop, random.Random(n)), daemon=True
+        )  # daemons: a thread that never returns cannot keep pytest from exiting
         for n, tables in enumerate(played)
     ]
     for thread in threads:
