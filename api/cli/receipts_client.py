@@ -45,6 +45,13 @@ DEFAULT_STORE = "./var/kept-receipts"
 MISBEHAVED, BAD_INPUT, NOT_PROVEN, CORRUPTED = 1, 2, 3, 4
 
 
+def server_url(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """The service's URL, checked before anything is asked of it."""
+    if not value.startswith(("http://", "https://")) or len(value) < 10:
+        raise click.BadParameter(f"{value!r} is not an http(s) URL, e.g. http://127.0.0.1:8000")
+    return value
+
+
 def trust_options(command: Callable[..., None]) -> Callable[..., None]:
     """The flags that pin (or change) the store's trust file."""
     for option in reversed(
@@ -109,7 +116,12 @@ def _run(store: str, server: str, given: Given, action: Callable[[Keeper, Keys],
 
 
 @click.command()
-@click.option("--server", required=True, help="The service's URL, e.g. http://127.0.0.1:8000")
+@click.option(
+    "--server",
+    required=True,
+    callback=server_url,
+    help="The service's URL, e.g. http://127.0.0.1:8000",
+)
 @click.option("--log", "log", default=None, help="A game's or tournament's id, or 'global'.")
 @click.option(
     "--receipt",
@@ -160,7 +172,10 @@ def keep(
             raise click.UsageError(
                 f"--log {log!r}: a game's or tournament's id, or 'global'"
             ) from None
-    text = None if receipt_file is None else "".join(receipt_file)
+    try:
+        text = None if receipt_file is None else "".join(receipt_file)
+    except UnicodeDecodeError:
+        raise click.UsageError("--receipt: the file is not text (UTF-8): not a receipt") from None
     if event is not None and event.startswith("@"):
         try:
             with open(event[1:], encoding="utf-8") as source:
@@ -189,7 +204,12 @@ def keep(
 
 
 @click.command()
-@click.option("--server", required=True, help="The service's URL, e.g. http://127.0.0.1:8000")
+@click.option(
+    "--server",
+    required=True,
+    callback=server_url,
+    help="The service's URL, e.g. http://127.0.0.1:8000",
+)
 @click.option("--store", default=DEFAULT_STORE, show_default=True, help="This client's store.")
 @trust_options
 def check(

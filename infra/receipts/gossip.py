@@ -53,6 +53,11 @@ def ask(url: str, body: str | None = None) -> Answer:
             return Answer(response.status, raw.decode("utf-8", errors="replace"))
     except urllib.error.HTTPError as e:
         return Answer(e.code, e.read(MAX_ANSWER).decode("utf-8", errors="replace"))
+    except urllib.error.URLError as e:
+        reason = e.reason.strerror if isinstance(e.reason, OSError) else str(e.reason)
+        raise OSError(f"{url.partition('?')[0]} could not be reached ({reason})") from None
+    except TimeoutError:
+        raise OSError(f"{url.partition('?')[0]} did not answer in {TIMEOUT:.0f} s") from None
 
 
 def submit(url: str, old: int, proof: list[bytes], checkpoint: str) -> Answer:

@@ -260,3 +260,25 @@ def test_the_services_own_witness_follows_the_keys_it_serves(
         assert pinned == {"logs": [witnessed.signer.vkey()]}
     finally:
         stop(process)
+
+
+def test_what_the_client_cannot_use_or_reach_is_said_in_words(tmp_path: Path) -> None:
+    store = str(tmp_path / "kept")
+    no_scheme = receipts_cli("check", "--server", "localhost:8000", "--store", store)
+    assert no_scheme.exit_code == 2 and "is not an http(s) URL" in no_scheme.output
+    (tmp_path / "binary").write_bytes(bytes(range(256)))
+    binary = receipts_cli(
+        "keep",
+        "--server",
+        "http://127.0.0.1:9",
+        "--store",
+        store,
+        "--receipt",
+        str(tmp_path / "binary"),
+    )
+    assert binary.exit_code == 2 and "not a receipt" in binary.output
+    away = receipts_cli("check", "--server", f"http://127.0.0.1:{free_port()}", "--store", store)
+    assert away.exit_code == 3, away.output
+    assert "could not be reached (Connection refused)" in away.output
+    for said in (no_scheme.output, binary.output, away.output):
+        assert "Traceback" not in said and "urlopen" not in said
