@@ -126,17 +126,22 @@ class WitnessStore:
         write_atomically(self.directory / f"{origin_hash(origin)}.json", json.dumps(record))
 
     def evidence(self, origin: str, body: str, reason: str) -> Path:
-        name = f"{time.time_ns()}-{origin_hash(origin)[:16]}.txt"
-        path = self.directory / "evidence" / name
-        write_atomically(path, f"# refused: {reason}\n{body}")
+        """The refused request kept, once per signed checkpoint (a client
+        sending the same one again adds nothing: the files stay bounded by
+        what the log signed)."""
+        checkpoint = body.partition("\n\n")[2]
+        digest = hashlib.sha256(checkpoint.encode()).hexdigest()[:24]
+        path = self.directory / "evidence" / f"{origin_hash(origin)[:16]}-{digest}.txt"
+        if not path.exists():
+            write_atomically(path, f"# refused: {reason}\n{body}")
         return path
 
     def refused(self, origin: str) -> list[dict[str, str]]:
         """The latest checkpoints of ``origin`` refused as inconsistent,
         newest last: each the signed checkpoint and why."""
         found = []
-        paths = sorted((self.directory / "evidence").glob(f"*-{origin_hash(origin)[:16]}.txt"))
-        for path in paths[-REFUSED_SERVED:]:
+        paths = (self.directory / "evidence").glob(f"{origin_hash(origin)[:16]}-*.txt")
+        for path in sorted(paths, key=lambda p: p.stat().st_mtime_ns)[-REFUSED_SERVED:]:
             text = path.read_text(encoding="utf-8")
             head, _, body = text.partition("\n")
             _, _, checkpoint = body.partition("\n\n")
