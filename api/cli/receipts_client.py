@@ -29,6 +29,8 @@ from uuid import UUID
 
 import click
 
+from domain.transparency.formats import TlogProof
+from domain.transparency.note import NoteError
 from domain.transparency.trust import TrustError
 from infra.receipts.keeper import (
     BadInput,
@@ -174,8 +176,14 @@ def keep(
             ) from None
     try:
         text = None if receipt_file is None else "".join(receipt_file)
+        if text is not None:
+            TlogProof.parse(text)  # a file that is no receipt is told before anything is asked
     except UnicodeDecodeError:
         raise click.UsageError("--receipt: the file is not text (UTF-8): not a receipt") from None
+    except NoteError as e:
+        raise click.UsageError(
+            f"--receipt: the file is not a receipt (C2SP tlog-proof): {e}"
+        ) from None
     if event is not None and event.startswith("@"):
         try:
             with open(event[1:], encoding="utf-8") as source:

@@ -568,6 +568,7 @@ def test_a_bad_receipt_file_is_said_in_words(witnessed_service: Witnessed, tmp_p
     bad = receipts_cli("keep", *base, "--receipt", str(tmp_path / "bad.tlog-proof"))
     assert bad.exit_code == 2, bad.output
     assert "not a receipt" in bad.output and "Traceback" not in bad.output
+    assert not (tmp_path / "kept" / "trust.json").exists()  # refused before anything is pinned
 
 
 # ---- the attacks, proven by opus verify --receipts ------------------------------------
