@@ -109,13 +109,12 @@ def offered(account: AccountView) -> list[Holding]:
 
 def after_sign_in(account_id: UUID, target: str) -> str:
     """Where a browser goes once signed in to the account: the adoption
-    page when its cookies hold tokens the account does not (cheap: the
-    page itself tells which hold something), else ``target``."""
-    cookies = held(request)
-    if not cookies:
+    page when its cookies hold seats, games or registrations the account
+    does not hold yet (a stale or forged cookie diverts nobody), else
+    ``target``."""
+    if not held(request):
         return target
-    account = services().opus.accounts.view(account_id)
-    if {h.hash for h in cookies} <= set(account.hashes):
+    if not offered(services().opus.accounts.view(account_id)):
         return target
     return url_for("pages.adopt", next=target)
 

@@ -437,3 +437,12 @@ def test_the_compose_proxy_passes_the_host_with_the_port_the_browser_used() -> N
     compose = (Path(__file__).resolve().parents[2] / "docker-compose.yml").read_text()
     api = compose[compose.index("proxy_pass http://api;") :].split("}")[0]
     assert "proxy_set_header Host $$http_host;" in api
+
+
+def test_a_cookie_that_holds_nothing_diverts_no_sign_in(app: Flask) -> None:
+    _, key, account = sign_up_by_key(app, unique("Anfisa"))
+    b = browser(app)
+    b.client.set_cookie(f"opus_seat_{uuid.uuid4()}", "F" * 43)  # stale, or forged
+    answer = b.post("/signin/key", key=key, next="/account")
+    assert answer.status_code == 303 and answer.headers["Location"] == "/account"
+    assert view(app, account).adopted == frozenset()
