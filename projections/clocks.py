@@ -46,8 +46,8 @@ class ClocksView(ViewProjection):
 
     @on(GameStarted)
     def _started(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
-        doc = tx.doc(game)
-        if doc is None:
+        doc = tx.peek(game)
+        if doc is None:  # an untimed game
             return
         clocks = Clocks(Clock.from_dict(doc["clock"]))
         clocks.start(p["rules"]["players"], micros(p["timestamp"]))
@@ -55,8 +55,8 @@ class ClocksView(ViewProjection):
 
     @on(TurnEnded, SeatWithdrawn, TimeExpired, TimeAdded, ClocksPaused, ClocksResumed, GameEnded)
     def _moved(self, kind: str, game: str, p: Fields, tx: Transaction, position: int) -> None:
-        doc = tx.doc(game)
-        if doc is None or doc["fold"] is None:
+        doc = tx.peek(game)
+        if doc is None or doc["fold"] is None:  # an untimed game, or not started
             return
         clocks = Clocks.from_doc(doc["fold"])
         at = micros(p["timestamp"])
