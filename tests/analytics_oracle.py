@@ -20,6 +20,7 @@ import random
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from typing import Any
 from uuid import UUID
@@ -83,6 +84,9 @@ class OracleSeat:
     credit: Fraction
 
 
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # turn times in whole microseconds since it
+
+
 @dataclass
 class OracleGame:
     game: str
@@ -93,6 +97,7 @@ class OracleGame:
     turns: int
     events: int
     position: int
+    took: list[tuple[int, int]]  # each turn's seat and microseconds, in order
     tournament: str | None
     round: int | None
     seats: list[OracleSeat] = field(default_factory=list)
@@ -148,9 +153,17 @@ def _read_game(game_id: str, records: Sequence[Record], log: OracleLog) -> None:
     hashes: list[str] = []
     columns_done: Counter[int] = Counter()
     turns = 0
+    took: list[tuple[int, int]] = []
+    started = 0
     for r in records[1:]:
         p = r.payload or {}
         state.evolve(r.type, p)
+        if r.type in ("GameStarted", "TurnEnded"):
+            at = datetime.fromisoformat(r.timestamp)
+            micro = (at - EPOCH) // timedelta(microseconds=1)
+            if r.type == "TurnEnded":
+                took.append((p["player"], micro - started))
+            started = micro
         if r.type == "PlayerJoined":
             contributions.append(p["contribution"])
             hashes.append(p["token_hash"])
@@ -172,6 +185,7 @@ def _read_game(game_id: str, records: Sequence[Record], log: OracleLog) -> None:
         turns=turns,
         events=end.version,
         position=end.position or 0,
+        took=took,
         tournament=created.get("tournament"),
         round=created.get("round"),
     )
@@ -231,6 +245,7 @@ def figures(records: Iterable[Record]) -> dict[str, list[Row]]:
         "game_ends": game_ends(log),
         "game_length": game_length(log),
         "length_histogram": length_histogram(log),
+        "time_per_move": time_per_move(log),
         "bot_head_to_head": bot_head_to_head(log),
         "player_history": player_history(log),
         "tournament_seats": tournament_seats(log),
@@ -507,6 +522,25 @@ def game_length(log: OracleLog) -> list[Row]:
             "mean_turns_per_seat": sum(g.turns for g in games) / (players * len(games)),
         }
         for players, games in sorted(groups.items())
+    ]
+
+
+def time_per_move(log: OracleLog) -> list[Row]:
+    """Each turn's time, from the command that gave it (or the start) to
+    its end, grouped by its seat and its third of the game's turns."""
+    groups: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for g in log.games:
+        for number, (seat, micro) in enumerate(g.took):
+            groups[(seat, 3 * number // g.turns + 1)].append(micro)
+    return [
+        {
+            "seat": seat,
+            "phase": phase,
+            "turns": len(times),
+            "mean_seconds": sum(times) / len(times) / 1_000_000,
+            "max_seconds": max(times) / 1_000_000,
+        }
+        for (seat, phase), times in sorted(groups.items())
     ]
 
 

@@ -6,7 +6,8 @@ an engine on the export, written to a folder:
 - ``<question>.csv``: each question's whole table;
 - ``charts/*.png`` (matplotlib): seat advantage with Wilson intervals and the
   fair share, the ranked card chart, the steal graph, game-length
-  histograms, points by rule, Sequence progress;
+  histograms, points by rule, Sequence progress, time per move by seat and
+  phase;
 - ``report.json``: every question's table with the report's facts (engine,
   export position, games, time), written last and atomically: the snapshot
   ``GET /analytics/{question}`` serves.
@@ -48,6 +49,7 @@ QUESTIONS = (
     "game_ends",
     "game_length",
     "length_histogram",
+    "time_per_move",
     "bot_head_to_head",
     "player_history",
     "tournament_seats",
@@ -64,6 +66,7 @@ TITLES = {
     "game_ends": "How games end",
     "game_length": "Game length",
     "length_histogram": "Game length: distribution",
+    "time_per_move": "Time per move, by seat and by phase of the game",
     "bot_head_to_head": "Bots head to head",
     "player_history": "Players",
     "tournament_seats": "Tournaments: seat balance",
@@ -177,6 +180,7 @@ def draw_charts(results: Mapping[str, Answer], folder: Path) -> dict[str, list[s
         "steal_graph": _steal_graph,
         "sequence_progress": _sequence_progress,
         "length_histogram": _length_histogram,
+        "time_per_move": _time_per_move,
     }
     for question, chart in charts.items():
         result = results.get(question)
@@ -376,6 +380,29 @@ def _length_histogram(rows: list[dict[str, Any]], path: Path) -> bool:
         if i == 0:
             ax.set_ylabel("games")
     fig.suptitle("Game length")
+    return _save(fig, path)
+
+
+def _time_per_move(rows: list[dict[str, Any]], path: Path) -> bool:
+    """Mean seconds a turn took, by phase of the game (thirds of its turns),
+    one bar per seat (seats shown from 1)."""
+    seats = sorted({r["seat"] for r in rows})
+    phases = (1, 2, 3)
+    fig = _figure(6.5, 3.2)
+    ax = fig.add_subplot(1, 1, 1)
+    width = 0.8 / max(1, len(seats))
+    means = {(r["seat"], r["phase"]): r["mean_seconds"] for r in rows}
+    for i, seat in enumerate(seats):
+        ax.bar(
+            [p - 0.4 + width * (i + 0.5) for p in phases],
+            [means.get((seat, p), 0.0) for p in phases],
+            width=width,
+            label=f"seat {seat + 1}",
+        )
+    ax.set_xticks(list(phases), ["first third", "second third", "last third"])
+    ax.set_ylabel("seconds a turn took (mean)")
+    ax.legend(fontsize=8)
+    fig.suptitle("Time per move")
     return _save(fig, path)
 
 

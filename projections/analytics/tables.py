@@ -27,8 +27,10 @@ One row per:
   R4.6, S15: once per action and victim), 0 on the others;
 - ``spell``: every SpellCast;
 - ``turn``: every TurnEnded, numbered from 1, with the main action taken
-  (discard, assemble, place, pass), the spells cast and the points the
-  player scored in it;
+  (discard, assemble, place, pass), the spells cast, the points the player
+  scored in it and the time it took (``took_us``: microseconds from the
+  command that gave the turn, or the start, to the TurnEnded; RULES R11.2's
+  reading of a turn, in every game, timed or not);
 - ``result``: a tournament's GameResultRecorded and ResultCorrected, one row
   per seat: place and match points (T5.2, exact halves) — the latest row of
   a game (highest version) counts (T7.1).
@@ -50,6 +52,7 @@ from typing import Any, ClassVar
 
 import pyarrow as pa  # type: ignore[import-untyped]
 
+from domain.clock import micros
 from domain.engine import rank_keys
 from domain.table import CARDS, Table
 from domain.tournaments.standings import match_points, places
@@ -212,6 +215,7 @@ SCHEMAS: dict[str, Any] = {
             ("action", S),
             ("spells", I32),
             ("points", I32),
+            ("took_us", I64),
         ]
     ),
     "result": pa.schema(
@@ -331,6 +335,7 @@ class _Seen:
     withdrawn: set[int] = field(default_factory=set)
     called: bool = False
     turns: int = 0
+    turn_started: int = 0  # the turn in progress's start, microseconds since the epoch
 
 
 def game_rows(
@@ -384,6 +389,7 @@ def game_rows(
         elif type_ == "TurnEnded":
             seen.turns += 1
             passed = bool(p["passed"])  # R3.3
+            ended_at = micros(p["timestamp"])
             turn_rows(
                 [
                     game_id,
@@ -394,8 +400,10 @@ def game_rows(
                     "pass" if passed else action,
                     spells,
                     points,
+                    ended_at - seen.turn_started,
                 ]
             )
+            seen.turn_started = ended_at  # the next turn starts (R11.2's reading)
             action, spells, points = "pass", 0, 0
             turn_player = p["next_player"]
         elif type_ == "GameCreated" or type_ == "TournamentGameCreated":
@@ -409,6 +417,7 @@ def game_rows(
             del seen.names[seat], seen.contributions[seat], seen.token_hashes[seat]
         elif type_ == "GameStarted":
             seen.digest = p["rules_digest"]
+            seen.turn_started = micros(p["timestamp"])
             seen.completed = [0] * len(seen.names)
         elif type_ == "CardDiscarded":
             causes[version] = (p["card"], p["player"])
