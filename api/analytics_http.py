@@ -65,7 +65,7 @@ class AnalyticsQuery(MethodView):
         the report was made (seat_advantage, seat_effects (from the ratings,
         when the report was made with them), card_strength, points_by_rule,
         steal_graph, sequence_progress, sequence_wins, game_ends,
-        game_length, length_histogram, bot_head_to_head, player_history,
+        game_length, length_histogram, time_per_move, bot_head_to_head, player_history,
         tournament_seats, tournament_match_points)."""
         folder = report_dir(current_app.config.get(CONFIG_KEY) or "./var/analytics")
         doc = snapshot(folder / SNAPSHOT)
