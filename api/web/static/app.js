@@ -202,8 +202,30 @@
       log.scrollTop = log.scrollHeight;
     }
 
-    const stream = new EventSource(`/games/${game}/events?after_version=${live.dataset.version}`);
+    // The game's stream, kept open: the browser reconnects by itself after a
+    // dropped connection (with Last-Event-ID); after a refusal (a non-200
+    // answer: a restarting service, a store away) it gives up for good, so
+    // the page asks again itself, from the last version it heard, after the
+    // refusal's Retry-After or a growing wait, and says meanwhile that the
+    // table is not live (issue 37).
+    let stream = null;
+    let heardVersion = Number(live.dataset.version || 0);
+    let wait = 1000;
+    const status = document.createElement("p");
+    status.id = "stream-status";
+    status.className = "stream-status";
+    status.setAttribute("role", "status");
+    status.hidden = true;
+    live.before(status);
+    const russian = document.documentElement.lang === "ru";
+    const offline = russian
+      ? "Связь со столом потеряна: переподключаемся…"
+      : "The table lost its connection: reconnecting…";
+
     function heard(event) {
+      if (event.lastEventId && /^[0-9]+$/.test(event.lastEventId)) {
+        heardVersion = Math.max(heardVersion, Number(event.lastEventId));
+      }
       let line;
       try {
         line = JSON.parse(event.data);
@@ -219,13 +241,65 @@
         stream.close();
       }
     }
-    for (const type of types) {
-      stream.addEventListener(type, heard);
+
+    function url() {
+      return `/games/${game}/events?after_version=${heardVersion}`;
     }
-    // the game's signed checkpoints: checked by receipts.js
-    stream.addEventListener("checkpoint", (event) => {
-      document.dispatchEvent(new CustomEvent("opus:checkpoint", { detail: event.data }));
-    });
+
+    async function retryAfter() {
+      // an EventSource cannot read a refusal's headers: ask once, read the
+      // status and Retry-After, and hang up before any event is sent
+      const control = new AbortController();
+      try {
+        const answer = await fetch(url(), { signal: control.signal, cache: "no-store" });
+        control.abort();
+        if (answer.ok) {
+          return 0;
+        }
+        const seconds = Number(answer.headers.get("Retry-After"));
+        return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : wait;
+      } catch (error) {
+        return wait;
+      }
+    }
+
+    async function reconnect() {
+      status.textContent = offline;
+      status.hidden = false;
+      document.getElementById("live")?.setAttribute("aria-busy", "true");
+      const delay = await retryAfter();
+      setTimeout(connect, delay + Math.random() * 250);
+      wait = Math.min(wait * 2, 30000);
+    }
+
+    function connect() {
+      if (ended) {
+        return;
+      }
+      stream = new EventSource(url());
+      stream.addEventListener("open", () => {
+        wait = 1000;
+        status.hidden = true;
+        document.getElementById("live")?.removeAttribute("aria-busy");
+        schedule(); // whatever happened meanwhile: the table as it is now
+      });
+      stream.addEventListener("error", () => {
+        if (stream.readyState === EventSource.CLOSED && !ended) {
+          reconnect();
+        } else if (!ended) {
+          status.textContent = offline;
+          status.hidden = false;
+        }
+      });
+      for (const type of types) {
+        stream.addEventListener(type, heard);
+      }
+      // the game's signed checkpoints: checked by receipts.js
+      stream.addEventListener("checkpoint", (event) => {
+        document.dispatchEvent(new CustomEvent("opus:checkpoint", { detail: event.data }));
+      });
+    }
+    connect();
 
     document.addEventListener("click", (event) => {
       const pick = event.target.closest(".pick");
