@@ -144,7 +144,8 @@ class ClocksQuery(MethodView):
     @blp.alt_response(503, schema=ErrorSchema, description="The view has not caught up")
     def get(self, args: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         """A timed game's clocks (RULES §11), as the server's clock reads
-        them now: each seat's time left (microseconds), the turn's deadline
+        them now: each seat's time left (microseconds), the seats withdrawn
+        (whose clocks run no more), the turn's deadline
         (microseconds since the epoch, UTC; null when no clock runs) and the
         server's time, so that a page counts down from the server's deadline,
         never from its own clock. 404 for an untimed game."""
@@ -165,6 +166,7 @@ class ClocksQuery(MethodView):
                 "left": clocks.left(now),
                 "paused": clocks.paused_since is not None,
                 "expired": doc["expired"],
+                "withdrawn": sorted(clocks.withdrawn),  # their clocks run no more
             }
 
         return view("clocks", args, read, game_id=game_id)

@@ -136,6 +136,7 @@
       if (next.dataset.status === "ended") {
         ended = true;
       }
+      document.dispatchEvent(new CustomEvent("opus:refreshed"));
     }
 
     async function refreshLog(after) {
@@ -300,6 +301,96 @@
       });
     }
     connect();
+
+    // The seats' clocks (RULES §11), counted down from the server's deadline
+    // and the server's time (GET /games/{id}/clocks), never from this
+    // browser's idea of the time; the last seconds of a seat are announced
+    // once. An untimed game (404) shows none.
+    const panel = document.createElement("section");
+    panel.id = "clocks";
+    panel.className = "clocks";
+    panel.hidden = true;
+    panel.setAttribute("aria-label", russian ? "Часы" : "Clocks");
+    const clockList = document.createElement("ul");
+    const lastSeconds = document.createElement("p");
+    lastSeconds.setAttribute("role", "status");
+    panel.append(clockList, lastSeconds);
+    status.after(panel);
+    let clocks = null;
+    let offset = 0; // the server's time less this browser's, in microseconds
+    let warned = "";
+    let timed = true;
+    const WARN = 10_000_000; // the last ten seconds
+
+    function shown(us) {
+      const total = Math.max(0, Math.floor(us / 1_000_000));
+      const days = Math.floor(total / 86400);
+      const hours = Math.floor((total % 86400) / 3600);
+      const minutes = Math.floor((total % 3600) / 60);
+      const seconds = String(total % 60).padStart(2, "0");
+      if (days) {
+        return russian ? `${days} д ${hours} ч` : `${days} d ${hours} h`;
+      }
+      if (hours) {
+        return `${hours}:${String(minutes).padStart(2, "0")}:${seconds}`;
+      }
+      return `${minutes}:${seconds}`;
+    }
+
+    function drawClocks() {
+      if (!clocks) {
+        return;
+      }
+      const now = Date.now() * 1000 + offset;
+      const items = clocks.left.map((left, seat) => {
+        const out = (clocks.withdrawn || []).includes(seat);
+        const running = seat === clocks.turn && clocks.deadline !== null && !out;
+        const us = out ? 0 : running ? Math.max(0, clocks.deadline - now) : left;
+        const item = document.createElement("li");
+        item.dataset.seat = String(seat);
+        item.dataset.left = String(us);
+        const time = out ? (russian ? "выбыло" : "withdrawn") : shown(us);
+        item.textContent = `${russian ? "Место" : "Seat"} ${seat + 1}: ${time}`;
+        if (running) {
+          item.setAttribute("aria-current", "true");
+          const key = `${seat}:${clocks.deadline}`;
+          if (us <= WARN && warned !== key) {
+            warned = key;
+            lastSeconds.textContent = russian
+              ? `У места ${seat + 1} осталось меньше 10 секунд`
+              : `Seat ${seat + 1} has less than 10 seconds left`;
+          }
+        }
+        return item;
+      });
+      clockList.replaceChildren(...items);
+    }
+
+    async function readClocks() {
+      if (!timed) {
+        return;
+      }
+      try {
+        const answer = await fetch(`/games/${game}/clocks`, { cache: "no-store" });
+        if (answer.status === 404) {
+          timed = false;
+          return;
+        }
+        if (!answer.ok) {
+          return;
+        }
+        const data = (await answer.json()).data;
+        offset = data.server_time - Date.now() * 1000;
+        clocks = data;
+        panel.hidden = false;
+        drawClocks();
+      } catch (error) {
+        // the stream's status says when the service is away
+      }
+    }
+    readClocks();
+    setInterval(drawClocks, 250);
+    document.addEventListener("opus:refreshed", readClocks);
 
     document.addEventListener("click", (event) => {
       const pick = event.target.closest(".pick");
