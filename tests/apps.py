@@ -44,6 +44,9 @@ def sharded_app(folder: Path, env: dict[str, str | None]) -> Flask:
             "OPUS_BOTS": "0",
             "OPUS_STORE_TIMEOUT": "1",
             "OPUS_RATE_LIMIT": "0",
+            # the shards' own receipts key: the signer's record of what it
+            # signed is the key's, and these shards are fresh stores
+            "OPUS_RECEIPTS_KEY_FILE": str(folder / "receipts.key"),
             **env,
         }
     )

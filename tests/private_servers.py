@@ -129,6 +129,9 @@ class PostgresServer:
             "POSTGRES_PORT": str(self.port),
             "POSTGRES_USER": "postgres",
             "POSTGRES_PASSWORD": "",
+            # a receipts key of this server's own: the signer's record of
+            # what it signed is the key's, and this store is a fresh one
+            "OPUS_RECEIPTS_KEY_FILE": str(self.folder / "receipts.key"),
         }
 
     def _run(self, *command: str) -> None:

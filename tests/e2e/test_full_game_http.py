@@ -95,12 +95,14 @@ def postgres_schema() -> Iterator[str]:
 
 
 @pytest.fixture
-def production(postgres_schema: str) -> Iterator[str]:
+def production(postgres_schema: str, tmp_path: Path) -> Iterator[str]:
     port = free_port()
     env = {
         **os.environ,
         **POSTGRES_ENV,
         "POSTGRES_SCHEMA": postgres_schema,
+        # the fresh schema's own receipts key (the signer's record is the key's)
+        "OPUS_RECEIPTS_KEY_FILE": str(tmp_path / "receipts.key"),
         "REDIS_URL": "redis://127.0.0.1:6379/0",
         "OPUS_REDIS_PREFIX": f"e2e-{uuid.uuid4().hex[:8]}:",
         "OPUS_RUN_PROJECTIONS": "0",

@@ -16,6 +16,7 @@ projections/describe.py), which the views must equal too.
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 from fractions import Fraction
 from typing import Any
 from uuid import UUID
@@ -25,8 +26,10 @@ import pytest
 from eventsourcing.dispatch import singledispatchmethod
 from eventsourcing.persistence import Notification, Tracking
 
+from domain import clock as clock_module
 from domain.application import Opus
 from domain.bots import BOTS
+from domain.clock import Clock
 from domain.disclosure import PUBLIC, disclose
 from domain.events import (
     EVENT_TYPES,
@@ -105,6 +108,7 @@ def fill(app: Opus) -> None:
     play_moves(app, game, 400, seed=4)
     play_moves(app, start_game(app, 3, 9), 25, seed=9)
     app.join(app.create_game(), "Eva")
+    timed_game(app)
 
     run = enter_tournament(app, 7, 3, seed=5, teams=2, constraints=1)  # T11 (revision 4)
     tournaments = app.tournaments
@@ -123,6 +127,25 @@ def fill(app: Opus) -> None:
     upside_down = [1 + sum(other > mine for other in places) for mine in places]
     tournaments.correct(run.tournament, corrected, upside_down, "reversed", "arbiter")
     play_on(app, run, "random", drop_rate=0.2)
+
+
+def timed_game(app: Opus) -> None:
+    """A timed game (RULES §11): time added, the clocks paused and resumed,
+    then a seat's time out (the service's clock set a minute on)."""
+    game = app.create_game(RuleSet.timed(Clock(10, 1)), secret=b"\x17" * 32)
+    for name in ("Ada", "Boris", "Cleo"):
+        app.join(game, name)
+    app.start(game)
+    app.add_time(game, 1, 5, "a phone call", "arbiter")
+    app.pause_clocks(game, "a fire drill", "arbiter")
+    app.resume_clocks(game, "the drill is over", "arbiter")
+    real = clock_module.now
+    later = real() + timedelta(minutes=1)
+    clock_module.now = lambda: later  # type: ignore[assignment]
+    try:
+        app.expire(game)  # seat 0's TimeExpired, its withdrawal for the clock
+    finally:
+        clock_module.now = real  # type: ignore[assignment]
 
 
 def assert_every_kind_is_in(app: Opus) -> None:

@@ -41,8 +41,10 @@ SHARDS = 2
 
 
 @pytest.fixture
-def shards_env() -> Iterator[dict[str, str]]:
-    """Variables naming two fresh databases of the shared PostgreSQL as shards."""
+def shards_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """Variables naming two fresh databases of the shared PostgreSQL as
+    shards, and a receipts key of their own (the signer's record of what it
+    signed is the key's: fresh stores under one key would be a fork)."""
     names = [f"opus_shard_{uuid.uuid4().hex[:10]}_{k}" for k in range(SHARDS)]
     base = test_postgres_env()
     with connect_test_postgres() as conn:
@@ -53,6 +55,7 @@ def shards_env() -> Iterator[dict[str, str]]:
         "POSTGRES_USER": base["POSTGRES_USER"],
         "POSTGRES_PASSWORD": base["POSTGRES_PASSWORD"],
         "OPUS_SHARDS": ",".join(f"{host}:{port}/{name}" for name in names),
+        "OPUS_RECEIPTS_KEY_FILE": str(tmp_path_factory.mktemp("shards-key") / "receipts.key"),
     }
     try:
         yield env
