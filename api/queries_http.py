@@ -148,13 +148,13 @@ class ClocksQuery(MethodView):
         (whose clocks run no more), the turn's deadline
         (microseconds since the epoch, UTC; null when no clock runs) and the
         server's time, so that a page counts down from the server's deadline,
-        never from its own clock. 404 for an untimed game."""
+        never from its own clock. An untimed game: ``clock`` null, nothing else."""
 
         def read(queries: Queries) -> dict[str, Any] | None:
             doc = queries.clocks(game_id)
             if doc is None or doc["fold"] is None:
-                if untimed(game_id):
-                    raise ApiError(404, f"game {game_id} has no clock: it is untimed (RULES §11)")
+                if untimed(game_id):  # no clock, and never one: said, not refused
+                    return {"clock": None, "server_time": micros(clock.now())}
                 return None
             clocks = Clocks.from_doc(doc["fold"])
             now = micros(clock.now())

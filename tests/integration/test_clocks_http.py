@@ -79,7 +79,9 @@ def test_R11_1_a_clock_by_preset_or_values_and_a_bad_one_refused(app: Flask) -> 
     )
     assert both.status_code == 409 and "not both" in both.json["message"]
     untimed = client.post("/games", headers=bearer(TOKEN)).json["game_id"]
-    assert client.get(f"/games/{untimed}/clocks").status_code == 404
+    answer = client.get(f"/games/{untimed}/clocks")
+    assert answer.status_code == 200 and answer.json["data"]["clock"] is None
+    assert client.get("/games/00000000-0000-4000-8000-000000000000/clocks").status_code == 404
 
 
 def test_R11_6_the_organiser_pauses_and_no_one_else_may(app: Flask) -> None:

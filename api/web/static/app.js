@@ -305,7 +305,7 @@
     // The seats' clocks (RULES §11), counted down from the server's deadline
     // and the server's time (GET /games/{id}/clocks), never from this
     // browser's idea of the time; the last seconds of a seat are announced
-    // once. An untimed game (404) shows none.
+    // once. An untimed game (its clock null) shows none.
     const panel = document.createElement("section");
     panel.id = "clocks";
     panel.className = "clocks";
@@ -372,14 +372,14 @@
       }
       try {
         const answer = await fetch(`/games/${game}/clocks`, { cache: "no-store" });
-        if (answer.status === 404) {
-          timed = false;
-          return;
-        }
         if (!answer.ok) {
           return;
         }
         const data = (await answer.json()).data;
+        if (data.clock === null) {
+          timed = false; // an untimed game: no clocks, not asked again
+          return;
+        }
         offset = data.server_time - Date.now() * 1000;
         clocks = data;
         panel.hidden = false;
