@@ -107,14 +107,16 @@ def test_R11_4_a_scheduler_killed_before_a_deadline_fires_it_once_when_restarted
     first.wait(10)
     time.sleep(11)  # seat 0's 10 s run out while no scheduler runs
     assert not any(r.type == "TimeExpired" for r in records(base, game))
+    restarting = time.time() * SECOND
     restarted = scheduler(env, folder)
     standby = scheduler(env, folder)  # a second one at once: still once
     try:
         log = wait_for(base, game, 1, 15)
         expired = [r for r in log if r.type == "TimeExpired"]
         assert len(expired) == 1 and (expired[0].payload or {})["player"] == 0
-        late = micros(expired[0].timestamp) - micros((expired[0].payload or {})["at"])
-        assert late > 5 * SECOND  # the service was down past grace: recorded late, still once
+        # recorded by the restarted scheduler, after the time none ran: late, still once
+        assert micros(expired[0].timestamp) >= restarting
+        assert micros(expired[0].timestamp) - micros((expired[0].payload or {})["at"]) > SECOND
         command = (expired[0].payload or {}).get("command")
         assert command is None or str(command).startswith("clock.")
         # seat 1's turn started at that expiry: its 10 s then run out, fired in time, once
