@@ -12,6 +12,7 @@ what R11.3 asks: the deadline of the turn in progress, if its clock runs.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -232,6 +233,23 @@ class Clocks:
 
     def game_ended(self) -> None:
         self.stopped = True
+
+    def step(self, event_type: str, p: Mapping[str, Any], at: int) -> None:
+        """A game's event after its start, by its type and fields, at its
+        command time: the one reading of the events the game (GameState)
+        and the running clocks' view (projections/clocks.py) both fold."""
+        if event_type == "TurnEnded":
+            self.turn_ended(p["player"], p["next_player"], at)
+        elif event_type == "SeatWithdrawn":
+            self.seat_withdrawn(p["player"])
+        elif event_type == "TimeAdded":
+            self.time_added(p["player"], p["seconds"], at)
+        elif event_type == "ClocksPaused":
+            self.clocks_paused(at)
+        elif event_type == "ClocksResumed":
+            self.clocks_resumed(at)
+        elif event_type == "GameEnded":
+            self.game_ended()
 
     # ---- what R11.3 asks ---------------------------------------------------
 

@@ -180,24 +180,13 @@ class GameState(Table):
             self.clocks = Clocks(self.rules.clock)
             self.clocks.start(self.players, at)
             return
-        clocks = self.clocks
-        if clocks is None:
+        if self.clocks is None:
             return
+        self.clocks.step(event_type, p, at)
         if event_type == "TurnEnded":
-            clocks.turn_ended(p["player"], p["next_player"], at)
             self.expired = None
-        elif event_type == "SeatWithdrawn":
-            clocks.seat_withdrawn(p["player"])
         elif event_type == "TimeExpired":
             self.expired = p["player"]
-        elif event_type == "TimeAdded":
-            clocks.time_added(p["player"], p["seconds"], at)
-        elif event_type == "ClocksPaused":
-            clocks.clocks_paused(at)
-        elif event_type == "ClocksResumed":
-            clocks.clocks_resumed(at)
-        elif event_type == "GameEnded":
-            clocks.game_ended()
 
     def on_TurnEnded(self, p: Payload) -> None:
         super().on_TurnEnded(p)

@@ -59,22 +59,11 @@ class ClocksView(ViewProjection):
         if doc is None or doc["fold"] is None:  # an untimed game, or not started
             return
         clocks = Clocks.from_doc(doc["fold"])
-        at = micros(p["timestamp"])
+        clocks.step(kind, p, micros(p["timestamp"]))
         if kind == "TurnEnded":
-            clocks.turn_ended(p["player"], p["next_player"], at)
             doc["expired"] = None
-        elif kind == "SeatWithdrawn":
-            clocks.seat_withdrawn(p["player"])
         elif kind == "TimeExpired":
             doc["expired"] = p["player"]
-        elif kind == "TimeAdded":
-            clocks.time_added(p["player"], p["seconds"], at)
-        elif kind == "ClocksPaused":
-            clocks.clocks_paused(at)
-        elif kind == "ClocksResumed":
-            clocks.clocks_resumed(at)
-        elif kind == "GameEnded":
-            clocks.game_ended()
         self._keep(game, doc, clocks, tx)
 
     @staticmethod

@@ -42,10 +42,10 @@ from domain.transparency.note import NoteError, Verifier, open_note
 from domain.transparency.transitions import follow_transitions
 from domain.transparency.trust import Trust, TrustError
 from infra.receipts.aggregates import collecting
+from infra.receipts.files import write_atomically
 from infra.receipts.keeper import WELL_KNOWN_KEPT
 from infra.receipts.keys import load_signer
 from infra.receipts.service import open_receipts
-from infra.receipts.witness import write_atomically
 from infra.settings import Settings
 
 

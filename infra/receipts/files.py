@@ -1,6 +1,6 @@
 """Files written whole or not at all: the key transitions' file
-(infra/receipts/keys.py). Dependency-free, so every receipts module may
-import it (the witness's store has a copy of its own, ``witness.write_atomically``)."""
+(infra/receipts/keys.py), the witness's store, a client's kept receipts.
+Dependency-free, so every receipts module may import it."""
 
 from __future__ import annotations
 

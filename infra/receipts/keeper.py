@@ -71,8 +71,8 @@ from domain.transparency.trust import (
     TrustError,
     witnessed,
 )
+from infra.receipts.files import write_atomically
 from infra.receipts.gossip import Answer, ask, submit, witness_latest, witness_refused
-from infra.receipts.witness import write_atomically
 
 WELL_KNOWN_KEPT = "well-known.json"  # a key change's evidence: what the server served
 INCLUDED_WAIT = 10.0  # seconds a game's last event may take to reach a witnessed checkpoint

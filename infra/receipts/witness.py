@@ -34,8 +34,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -47,6 +45,7 @@ from flask import Flask, Response, request
 from domain.transparency.formats import Checkpoint, SignedCheckpoint
 from domain.transparency.merkle import EMPTY_ROOT, HASH_SIZE, ProofError, verify_consistency
 from domain.transparency.note import NoteError, Signer, Verifier, b64decode, open_note, parse_note
+from infra.receipts.files import write_atomically
 
 MAX_BODY = 64 * 1024
 MAX_PROOF = 63
@@ -72,25 +71,6 @@ class Latest:
     size: int
     root: bytes
     note: str  # the checkpoint as cosigned: the log's signatures and ours
-
-
-def write_atomically(path: Path, data: str) -> None:
-    """``data`` in ``path`` whole or not at all, on disk before it returns."""
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
 
 
 def origin_hash(origin: str) -> str:

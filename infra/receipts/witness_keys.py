@@ -24,7 +24,8 @@ from pathlib import Path
 from domain.transparency.logs import SHARD_INFIX
 from domain.transparency.note import NoteError, Verifier
 from domain.transparency.transitions import follow_transitions
-from infra.receipts.witness import WitnessStore, write_atomically
+from infra.receipts.files import write_atomically
+from infra.receipts.witness import WitnessStore
 
 PINNED = "logs.json"
 
