@@ -4,7 +4,8 @@ there are, for the web client's first page (api/web/).
 No other view lists games: each keys its documents by the game. Keys:
 
 - ``<game>``: what the lobby shows of a game: status, players' names in seat
-  order, its rule-set variant (draw, guild, stage points), when it was
+  order, its rule-set variant (draw, guild, stage points; a timed game's
+  clock), when it was
   created, its tournament (id, round, table) if any, and once it has ended
   its scores and winners; ``admission`` "invitation" for a game by
   invitation (absent: open);
@@ -60,6 +61,8 @@ class Lobby(ViewProjection):
             "scores": [],
             "winners": [],
         }
+        if p.get("clock"):  # a timed game's speed (RULES §11); an untimed game's doc as before
+            doc["clock"] = p["clock"]
         tx.put(game, doc)
         tx.incr("open", game, position)
 

@@ -198,6 +198,7 @@ def helpers() -> dict[str, Any]:
         "sequence_stages": i18n.sequence_stages,
         "rule_words": lambda r: i18n.rule_words(r, lang),
         "rules_words": lambda d, gu: present.rules_words(d, gu, lang),
+        "clock_words": lambda clock: present.clock_words(clock, lang),
         "describe": lambda entry, names: present.describe(entry, names, lang),
         "log_item_html": lambda entry, names: log_item_html(entry, names, lang),
         "cards_n": lambda n: i18n.cards_n(n, lang),

@@ -23,6 +23,7 @@ from typing import Any
 
 from api.web.i18n import STRINGS, cards_n, column_name, rule_words, text
 from domain.catalog import load_catalog
+from domain.clock import PRESETS
 from domain.engine import Award, preview
 from domain.errors import RuleError
 from domain.moves import Assemble, Cast, Discard, Move, Pass, Place
@@ -44,6 +45,25 @@ def rules_words(draw: str, guild: bool, lang: str) -> str:
             text("rules_guild" if guild else "rules_no_guild", lang),
         ]
     )
+
+
+def clock_words(clock: dict[str, Any] | None, lang: str) -> str:
+    """A timed game's speed (RULES §11), as the lobby shows it: its preset's
+    name when its values are a preset's, and its initial time and increment
+    ("3 min + 5 s"); "" for an untimed game."""
+    if not clock:
+        return ""
+    russian = lang == "ru"
+
+    def span(seconds: int) -> str:
+        for unit, size, ru in (("d", 86400, "д"), ("h", 3600, "ч"), ("min", 60, "мин")):
+            if seconds >= size and seconds % size == 0:
+                return f"{seconds // size} {ru if russian else unit}"
+        return f"{seconds} {'с' if russian else 's'}"
+
+    speed = f"{span(clock['initial'])} + {span(clock['increment'])}"
+    named = next((name for name, value in PRESETS.items() if value.as_dict() == clock), None)
+    return f"{named} {speed}" if named else speed
 
 
 @cache

@@ -7,6 +7,7 @@ scheduler within the clock's grace (R11.4, R11.5), the log then verifying."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -122,3 +123,24 @@ def test_R11_4_a_seat_that_stops_moving_times_out_within_grace(app: Flask) -> No
     assert after[:1] == ["SeatWithdrawn"]
     assert verify_game(records).ok
     assert [r.type for r in records].count("TimeExpired") == 1
+
+
+def test_the_lobby_shows_a_timed_games_speed(app: Flask) -> None:
+    client = app.test_client()
+    ids = []
+    for body in ({"clock_preset": "rapid"}, {"clock": {"initial": 90, "increment": 3}}, {}):
+        made = client.post("/games", json=body, headers=bearer(TOKEN))
+        assert made.status_code == 201, made.json
+        ids.append(made.json["game_id"])
+    deadline = time.monotonic() + 10
+    while True:
+        page = client.get("/").get_data(as_text=True)
+        items = {g: re.search(rf'data-game="{g}">(.*?)</li>', page, re.S) for g in ids}
+        if all(items.values()):
+            break
+        assert time.monotonic() < deadline, "the games never reached the lobby"
+        time.sleep(0.1)
+    rapid, own, untimed = (item.group(1) for item in items.values() if item)
+    assert "rapid 10 min + 10 s" in rapid  # a preset, by its name and values
+    assert "90 s + 3 s" in own and "rapid" not in own
+    assert 'class="speed"' not in untimed
