@@ -18,6 +18,7 @@ from api.runtime import services
 from api.web import rating_chart  # noqa: F401  (the templates' rating_html, rating_chart)
 from api.web.pages import after_arg, blp, caught_up
 from api.web.session import signed_in
+from domain.clock import Clocks, moment
 from domain.errors import AccountNotFoundError
 
 LEADERBOARD_ROWS = 100
@@ -33,8 +34,25 @@ def account_games(doc: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         if game is None:
             continue
         organiser = entry.get("organiser", entry["seat"] is None)
-        by_status[game["status"]].append({**game, "seat": entry["seat"], "organiser": organiser})
+        row = {**game, "seat": entry["seat"], "organiser": organiser}
+        if game["status"] == "running" and game.get("clock") and entry["seat"] is not None:
+            row["due"] = move_due(entry["game"], entry["seat"])
+        by_status[game["status"]].append(row)
     return by_status
+
+
+def move_due(game_id: str, seat: int) -> str | None:
+    """When the seat's move in a timed game is due (RULES R11.3: its turn's
+    deadline, as the running clocks' view has it), as an ISO time in UTC to
+    the second; None when it is not the seat's turn or no clock runs."""
+    doc = services().views.clocks(game_id, timeout=0)
+    if doc is None or doc["fold"] is None or doc["expired"] is not None:
+        return None
+    clocks = Clocks.from_doc(doc["fold"])
+    deadline = clocks.deadline()
+    if clocks.turn != seat or deadline is None:
+        return None
+    return moment(deadline).replace(microsecond=0).isoformat()
 
 
 def account_tournaments(doc: dict[str, Any], running: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -17,8 +17,11 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from api.web.session import SESSION_COOKIE
 from domain.audit import verify_game
-from domain.clock import SECOND, micros
+from domain.clock import PRESETS, SECOND, micros, moment
+from domain.pipeline import Caller
+from domain.ruleset import RuleSet
 from infra.eventlog import game_records
 from tests.apps import embedded_app
 
@@ -144,3 +147,25 @@ def test_the_lobby_shows_a_timed_games_speed(app: Flask) -> None:
     assert "rapid 10 min + 10 s" in rapid  # a preset, by its name and values
     assert "90 s + 3 s" in own and "rapid" not in own
     assert 'class="speed"' not in untimed
+
+
+def test_me_tells_whose_timed_move_is_due(app: Flask) -> None:
+    """A correspondence game (days): the seat whose turn it is sees on /me
+    when its move is due (the turn's deadline, in UTC); the other seat not."""
+    opus = app.extensions["opus"].opus
+    ada = opus.accounts.open("Ada Daily", session_label="test browser")
+    boris = opus.accounts.open("Boris Daily", session_label="test browser")
+    game = opus.create(RuleSet.timed(PRESETS["daily"]), secret=bytes(32)).aggregate_id
+    for opened in (ada, boris):
+        holder = opus.accounts.view(opened.account).holder_hash
+        opus.join(game, opus.accounts.view(opened.account).name, caller=Caller(holder))
+    started = opus.start(game)
+    deadline = opus.state(game).clocks.deadline()
+    pages = {}
+    for name, opened in (("ada", ada), ("boris", boris)):
+        client = app.test_client()
+        client.set_cookie(SESSION_COOKIE, opened.session)
+        pages[name] = client.get(f"/me?after={started.position}").get_data(as_text=True)
+    due = moment(deadline).isoformat()[:16].replace("T", " ")
+    assert f"your move is due by {due} UTC" in pages["ada"]
+    assert "your move is due" not in pages["boris"]

@@ -9,6 +9,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "finished_games": ("Finished", "Завершены"),
     "play_now": ("Play your game", "Играть свою партию"),
     "your_seat": ("your seat {seat}", "ваше место {seat}"),
+    "move_due": ("your move is due by {at} UTC", "ваш ход — до {at} UTC"),
     "organising": ("you organise it", "вы организатор"),
     "no_current_game": ("no game of yours is running", "ваших идущих партий нет"),
     "nothing_yet": ("Nothing yet.", "Пока ничего."),
