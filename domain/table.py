@@ -28,6 +28,8 @@ from typing import Any, ClassVar, Literal
 
 from domain.catalog import STONES, Card, Catalog, load_catalog
 from domain.disclosure import HIDING
+from domain.events import EVENT_TYPES
+from domain.handlers import handlers_of
 from domain.hands import HAND_CHANGES
 from domain.zones import GAP, Location
 
@@ -41,10 +43,6 @@ Status = Literal["open", "running", "ended"]
 def full_deck_size(guild: bool) -> int:
     """R2.2: the whole deck before the cabinet is dealt."""
     return len(CATALOG.base_deck) + (len(CATALOG.guild_deck) if guild else 0)
-
-
-def _handlers_of(cls: type) -> dict[str, Callable[[Any, Payload], None]]:
-    return {name[3:]: getattr(cls, name) for name in dir(cls) if name.startswith("on_")}
 
 
 def last_filled(stages: Sequence[Any]) -> int:
@@ -142,7 +140,7 @@ class Table:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls.handlers = _handlers_of(cls)
+        cls.handlers = handlers_of(cls, EVENT_TYPES)
 
     def evolve(self, event_type: str, p: Payload) -> None:
         """Apply one event (its payload: the event's own fields): to the hands
@@ -246,7 +244,7 @@ class Table:
         self.revealed_secret = p["secret"]
 
 
-Table.handlers = _handlers_of(Table)
+Table.handlers = handlers_of(Table, EVENT_TYPES)
 
 
 @dataclass(kw_only=True)

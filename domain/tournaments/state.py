@@ -15,9 +15,11 @@ from fractions import Fraction
 from typing import Any, ClassVar, Literal
 from uuid import UUID
 
+from domain.handlers import handlers_of
 from domain.ruleset import RuleSet
 from domain.tournaments import exact
 from domain.tournaments.entrants import name_key
+from domain.tournaments.events import TOURNAMENT_EVENT_TYPES
 from domain.tournaments.pairing import Apart
 from domain.tournaments.seeds import tournament_seed
 from domain.tournaments.standings import Entrant, Outcome, Row, standings
@@ -81,10 +83,6 @@ class Result:
     @property
     def counted(self) -> tuple[int, ...]:
         return self.corrected if self.corrected is not None else self.places
-
-
-def _handlers_of(cls: type) -> dict[str, Callable[[Any, Payload], None]]:
-    return {name[3:]: getattr(cls, name) for name in dir(cls) if name.startswith("on_")}
 
 
 @dataclass(kw_only=True)
@@ -352,4 +350,4 @@ class TournamentState:
         self.secret = p["secret"]  # revealed: the read side has it from now on
 
 
-TournamentState.handlers = _handlers_of(TournamentState)
+TournamentState.handlers = handlers_of(TournamentState, TOURNAMENT_EVENT_TYPES)
