@@ -31,7 +31,9 @@ def test_the_compose_file_is_valid_and_runs_every_part_of_the_production_layout(
         timeout=60,
         check=True,
     ).stdout.split()
-    assert {"postgres", "redis", "api", "projector", "streams", "proxy"} <= set(services), services
+    assert {"postgres", "redis", "api", "projector", "streams", "clocks", "proxy"} <= set(
+        services
+    ), services
     config = checked.stdout
     projector = config[config.index("projector:") :]
     assert "restart: unless-stopped" in projector.split("\n  proxy:")[0].split("\n  streams:")[0]
