@@ -179,6 +179,10 @@ def new_game(base: str, names: tuple[str, ...] = ("Ada", "Boris")) -> tuple[str,
         headers={"Authorization": f"Bearer {created['organiser_token']}"},
         timeout=10,
     ).raise_for_status()
+    deadline = time.monotonic() + 20
+    while requests.get(f"{base}/table/{game}", timeout=10).status_code != 200:
+        assert time.monotonic() < deadline, "the table page was not projected in 20 s"
+        time.sleep(0.1)
     return game, tokens
 
 

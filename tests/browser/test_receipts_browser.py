@@ -50,6 +50,14 @@ def test_the_page_checks_each_checkpoint_and_shows_a_fork(served, browser) -> No
     assert [w["vkey"] for w in trust["witnesses"]] == [made.witness.vkey]
     shown = page.text_content("#receipts-trust") or ""
     assert key.key_id.hex() in shown and made.witness.vkey.split("+")[1] in shown
+    # the game's checkpoints are signed under its origin as the key's name
+    # (C2SP); one kept from before, under the key's plain name, still holds
+    assert point.note.signatures[0].name == f"opus.browser/{game}"
+    plain = key.sign_note(point.checkpoint.text()).encode()
+    page.evaluate(f"localStorage.setItem('opus.receipts.v1:{game}', {plain!r})")
+    page.reload()
+    state_is(page, "ok", "consistent with what this browser saw before")
+    assert not evidence(page)
     # moves made elsewhere: each new checkpoint heard on the stream is checked
     version = move(made.base, game, tokens)
     version = max(version, move(made.base, game, tokens))

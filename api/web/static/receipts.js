@@ -35,6 +35,8 @@
   const TRANSITION = "opus key transition";
   const FRESH_MINUTES = 60;
   const WAIT_TRIES = 20; // the global log is published every 0.5 s (at most 1 s)
+  const PUBLISHED_MS = 1200;
+  const UNANSWERED = "unanswered";
   const encoder = new TextEncoder();
 
   // ---- bytes and hashes ------------------------------------------------------------
@@ -485,8 +487,19 @@
 
   // ---- a game's log --------------------------------------------------------------
 
+  // The service's answer: its JSON; null when it says there is none (a 4xx:
+  // its statement, held against it); UNANSWERED when it could not answer
+  // (away, a 5xx): no claim either way, the check is made again later.
   async function getJson(url) {
-    const response = await fetch(url, { credentials: "same-origin" });
+    let response;
+    try {
+      response = await fetch(url, { credentials: "same-origin" });
+    } catch (error) {
+      return UNANSWERED;
+    }
+    if (response.status >= 500) {
+      return UNANSWERED;
+    }
     return response.ok ? response.json() : null;
   }
 
@@ -542,6 +555,10 @@
       if (small.size !== large.size) {
         const answer = await getJson(
           `/receipts/logs/${game}/consistency?old=${small.size}&size=${large.size}`);
+        if (answer === UNANSWERED) {
+          line("log", "warning", say("unanswered"));
+          return;
+        }
         if (answer) {
           try {
             const given = await signedCheckpoint(answer.checkpoint, t.keys.slice(0, 1));
@@ -592,27 +609,52 @@
     return out;
   }
 
-  // The receipt of the game's head: its chain value, proved in the head's tree.
-  async function headChain(game, head) {
-    const response = await fetch(
-      `/receipts/logs/${game}/receipt?version=${head.size}&size=${head.size}`,
-      { credentials: "same-origin" });
-    if (!response.ok) {
-      return null;
+  // The receipt of the game's head (the event at its size) in the service's
+  // tree now: { chain } (its chain value, proved in the head's tree) when the
+  // tree is the head's; { newer } (that tree's signed checkpoint, to be
+  // checked as the game's) when the game has moved on; { text } when it
+  // proves nothing of the head (evidence); UNANSWERED when the service could
+  // not answer. Asking for the tree now, never an older size: the service
+  // signs the checkpoint it answers with.
+  async function headReceipt(game, head, t) {
+    let response;
+    try {
+      response = await fetch(`/receipts/logs/${game}/receipt?version=${head.size}`,
+        { credentials: "same-origin" });
+    } catch (error) {
+      return UNANSWERED;
+    }
+    if (response.status >= 500) {
+      return UNANSWERED;
     }
     const text = await response.text();
-    const [proofText] = text.split("\n\n", 1);
-    const proofLines = proofText.split("\n");
-    let at = 1;
-    const extra = proofLines[at].startsWith("extra ") ? b64(proofLines[at].slice(6)) : null;
-    at += extra ? 1 : 0;
-    const index = Number(proofLines[at].slice("index ".length));
-    const hashes = proofLines.slice(at + 1).map(b64);
-    if (extra === null || index !== head.size - 1 ||
-      !(await included(index, head.size, await leafHash(extra), hashes, head.root))) {
-      return null;
+    try {
+      if (!response.ok) {
+        throw new Error("no receipt");
+      }
+      const split = text.indexOf("\n\n");
+      const proofLines = text.slice(0, split).split("\n");
+      const point = await signedCheckpoint(text.slice(split + 2), t.keys.slice(0, 1));
+      if (point.origin !== head.origin && !point.origin.endsWith(`/${game}`)) {
+        throw new Error("another log's");
+      }
+      if (point.size > head.size) {
+        return { newer: point.note };
+      }
+      let at = 1;
+      const extra = proofLines[at].startsWith("extra ") ? b64(proofLines[at].slice(6)) : null;
+      at += extra ? 1 : 0;
+      const index = Number(proofLines[at].slice("index ".length));
+      const hashes = proofLines.slice(at + 1).map(b64);
+      if (point.size === head.size && equal(point.root, head.root) && extra !== null &&
+        index === head.size - 1 &&
+        (await included(index, head.size, await leafHash(extra), hashes, head.root))) {
+        return { chain: extra };
+      }
+    } catch (error) {
+      // proves nothing of the head
     }
-    return extra;
+    return { text };
   }
 
   // The witnesses' cosignatures on a checkpoint: each trusted witness's time.
@@ -632,7 +674,8 @@
   }
 
   // The service's global log as this browser keeps it: a new checkpoint is
-  // taken only if it extends the kept one (a smaller size is a rollback).
+  // taken only if it extends the kept one, an older one only if the kept
+  // extends it (else a rollback). "kept", "alarm", or UNANSWERED.
   async function keepGlobal(point, shard, t) {
     const key = GLOBAL + point.origin;
     const stored = localStorage.getItem(key);
@@ -646,17 +689,21 @@
     }
     if (kept !== null) {
       const older = point.size < kept.size;
-      if (!(await (older ? joined(point, kept, shard, t) : joined(kept, point, shard, t)))) {
+      const fine = await (older ? joined(point, kept, shard, t) : joined(kept, point, shard, t));
+      if (fine === UNANSWERED) {
+        return UNANSWERED;
+      }
+      if (!fine) {
         const kind = older ? "global_rollback" : "global_fork";
         alarm(kind, say(kind, { kept: describe(kept), now: describe(point) }),
           [kept.note, point.note], point.origin);
-        return false;
+        return "alarm";
       }
     }
     if (kept === null || point.size > kept.size) {
       localStorage.setItem(key, point.note);
     }
-    return true;
+    return "kept";
   }
 
   // The service's consistency proof of its global log from ``small`` to
@@ -666,8 +713,8 @@
       return equal(small.root, large.root);
     }
     const proof = await globalProof(small.size, large.size, shard);
-    if (proof === null) {
-      return false;
+    if (proof === null || proof === UNANSWERED) {
+      return proof === null ? false : UNANSWERED;
     }
     try {
       const given = await signedCheckpoint(proof.checkpoint, t.keys.slice(0, 1));
@@ -680,7 +727,10 @@
 
   async function globalProof(old, size, shard) {
     const answer = await getJson(`/receipts/consistency?old=${old}&size=${size}&shard=${shard}`);
-    return answer ? { checkpoint: answer.checkpoint, hashes: answer.proof.map(b64) } : null;
+    if (answer === UNANSWERED || answer === null) {
+      return answer;
+    }
+    return { checkpoint: answer.checkpoint, hashes: answer.proof.map(b64) };
   }
 
   function originHash(origin) {
@@ -717,8 +767,11 @@
         return { away: name };
       }
       if (theirs !== null && theirs.size >= point.size) {
-        const [small, large] = [point, theirs];
-        if (!(await joined(small, large, shard, t))) {
+        const fine = await joined(point, theirs, shard, t);
+        if (fine === UNANSWERED) {
+          return { away: name };
+        }
+        if (!fine) {
           alarm("witness-fork", say("witness_fork",
             { witness: name, theirs: describe(theirs), ours: describe(point) }),
           [point.note, theirs.note], point.origin);
@@ -730,7 +783,10 @@
       let hashes = [];
       if (old > 0) {
         const proof = await globalProof(old, point.size, shard);
-        hashes = proof === null ? [] : proof.hashes;
+        if (proof === UNANSWERED) {
+          return { away: name };
+        }
+        hashes = proof === null ? [] : proof.hashes; // none: the witness judges without
       }
       const body = `old ${old}\n${hashes.map((h) => `${toB64(h)}\n`).join("")}\n${point.note}`;
       let answer;
@@ -764,45 +820,74 @@
 
   const pending = new Map();
 
-  // The witnesses' check of the game's head, once its moves pause a moment.
+  // The witnesses' check of the game's head, once its moves pause a moment
+  // and the service's publisher (woken by each command, every 0.5 s at most
+  // 1 s) has put it in the global log: asked before, it is a 404 to wait out.
   function witnessSoon(game, head) {
     clearTimeout(pending.get(game));
     pending.set(game, setTimeout(() => {
       enqueue(() => checkWitnessed(game, head, 0));
-    }, 300));
+    }, PUBLISHED_MS));
+  }
+
+  // Whether this browser kept a newer head of the game: its own check comes.
+  function newerKept(game, head) {
+    try {
+      return parseCheckpoint(localStorage.getItem(PREFIX + game)).size > head.size;
+    } catch (error) {
+      return false;
+    }
   }
 
   async function checkWitnessed(game, head, tries) {
     const t = await trust();
-    const inclusion = await getJson(
-      `/receipts/inclusion?aggregate_id=${game}&version=${head.size}`);
-    if (inclusion === null) {
+    if (newerKept(game, head)) {
+      return;
+    }
+    const again = (words) => {
       if (tries < WAIT_TRIES) {
         line("witness", "checking", say("waiting"));
         setTimeout(() => enqueue(() => checkWitnessed(game, head, tries + 1)), 1000);
       } else {
-        line("witness", "warning", say("not_public"));
+        line("witness", "warning", say(words));
       }
+    };
+    const inclusion = await getJson(
+      `/receipts/inclusion?aggregate_id=${game}&version=${head.size}`);
+    if (inclusion === null || inclusion === UNANSWERED) {
+      again(inclusion === null ? "not_public" : "unanswered");
       return;
     }
     let point;
-    let fine = false;
     try {
       point = await signedCheckpoint(inclusion.checkpoint, t.keys.slice(0, 1));
-      const chain = await headChain(game, head);
-      fine = point.origin === inclusion.origin && chain !== null && await included(
-        inclusion.index, point.size,
-        await leafHash(concat(uuidBytes(game), u64(head.size), chain)),
-        inclusion.proof.map(b64), point.root);
     } catch (error) {
-      fine = false;
-    }
-    if (!fine) {
-      alarm("head-missing", say("head_missing", { now: describe(head) }),
-        [head.note, inclusion.checkpoint], game);
+      alarm("unsigned", say("unsigned"), [inclusion.checkpoint], game);
       return;
     }
-    if (!(await keepGlobal(point, inclusion.shard, t))) {
+    const receipt = await headReceipt(game, head, t);
+    if (receipt === UNANSWERED) {
+      again("unanswered");
+      return;
+    }
+    if (receipt.newer) {
+      await checkGame(game, receipt.newer); // the game moved on: its newer head is checked
+      return;
+    }
+    const fine = receipt.chain !== undefined && point.origin === inclusion.origin &&
+      await included(inclusion.index, point.size,
+        await leafHash(concat(uuidBytes(game), u64(head.size), receipt.chain)),
+        inclusion.proof.map(b64), point.root);
+    if (!fine) {
+      alarm("head-missing", say("head_missing", { now: describe(head) }),
+        [head.note, inclusion.checkpoint, receipt.text || ""], game);
+      return;
+    }
+    const globalKept = await keepGlobal(point, inclusion.shard, t);
+    if (globalKept !== "kept") {
+      if (globalKept === UNANSWERED) {
+        again("unanswered");
+      }
       return;
     }
     const times = await cosignatures(point, t);

@@ -142,6 +142,12 @@ WORDS: dict[str, tuple[str, str]] = {
         "Внимание: последнего хода партии ещё нет в общем журнале сервиса, поэтому ни один "
         "свидетель не может за него поручиться.",
     ),
+    "rc_unanswered": (
+        "Warning: the service could not answer this browser's check just now; it is made "
+        "again with the next move, or when the page is reloaded.",
+        "Внимание: сервис не смог сейчас ответить на проверку браузера; она повторится со "
+        "следующим ходом или при перезагрузке страницы.",
+    ),
     "rc_witness_away": (
         "Warning: the witness {witness} could not be asked, so this browser could not "
         "compare what it was shown with what the witness saw.",
