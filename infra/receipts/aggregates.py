@@ -127,7 +127,14 @@ class AggregateTrees:
         at ``size`` (its whole size by default), signed."""
         size = tree.size if size is None else size
         point = Checkpoint(self.origin(aggregate_id), size, tree.root(size))
-        return self.sign(point, proof=tree.consistency)
+        stored = self.stored_proof(aggregate_id)
+
+        def proof(old: int, new: int) -> list[bytes]:
+            # a tree read before another request's larger checkpoint was
+            # signed cannot reach it: the store's tree as it is now proves it
+            return list(tree.consistency(old, new) if new <= tree.size else stored(old, new))
+
+        return self.sign(point, proof=proof)
 
     def stored_proof(self, aggregate_id: UUID) -> ProofSource:
         """The consistency proofs of the aggregate's tree as its log holds it

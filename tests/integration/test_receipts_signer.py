@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import random
 import subprocess
 import threading
 import time
@@ -30,11 +31,13 @@ from flask import Flask, request
 from werkzeug.serving import make_server
 
 from domain.application import Opus
+from domain.bots import BOTS
 from domain.transparency.formats import Checkpoint, SignedCheckpoint, TlogProof
 from domain.transparency.history import Signed, TwoHistories
 from domain.transparency.logs import aggregate_verifier
 from domain.transparency.merkle import Tree, leaf_hash
 from domain.transparency.note import COSIGNATURE_V1, Signature, Signer, open_note, parse_note
+from infra.receipts.aggregates import AggregateTrees
 from infra.receipts.globallog import MemoryGlobalStore, Sequencer
 from infra.receipts.publisher import Publisher
 from infra.receipts.settings import Witness
@@ -386,4 +389,36 @@ def test_a_witness_answer_with_a_failing_line_of_its_key_is_refused_whole(tmp_pa
     finally:
         server.shutdown()
         state.close()
+        app.close()
+
+
+def test_a_checkpoint_of_a_tree_read_before_a_later_signature_is_proven_from_the_store(
+    tmp_path: Path,
+) -> None:
+    """Two requests on one game: one read the game's tree at size n, the
+    other's command grew it and its checkpoint at n + k was signed first.
+    The checkpoint at n is a prefix of what was signed: it is proven from
+    the store's tree as it is now, and signed, never refused as a fork."""
+    app = Opus(
+        env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "e.db")}
+    )
+    try:
+        game = app.create_game(secret=bytes(32))
+        for name in ("Ada", "Boris"):
+            app.join(game, name)
+        app.start(game)
+        signer = Signer.generate("opus.test")
+        trees = AggregateTrees(app, signer, SignerState(tmp_path / "signed.sqlite"))
+        stale = trees.tree(game)
+        assert stale is not None
+        choose = BOTS["random"](random.Random(1))
+        for _ in range(3):
+            state = app.state(game)
+            app.play(game, choose(state, state.turn))
+        fresh = trees.tree(game)
+        assert fresh is not None and fresh.size > stale.size
+        trees.sign_tree(game, fresh)  # the later checkpoint, signed first
+        older = trees.sign_tree(game, stale)  # the earlier request's, signed after it
+        assert older.checkpoint.size == stale.size and older.checkpoint.root == stale.root()
+    finally:
         app.close()
