@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,8 +16,8 @@ from typing import Any
 import pytest
 import requests
 
-from tests.e2e.test_full_game_http import OPUS, free_port, stop, wait_until_up
 from tests.moves_http import move_request
+from tests.served import Served
 
 CHROMIUM = shutil.which("chromium")
 if CHROMIUM is None and not os.environ.get("OPUS_REQUIRE_BROWSER"):
@@ -30,33 +29,19 @@ pytestmark = pytest.mark.browser
 ORGANISER = "r" * 43
 
 
-class Service:
+class Service(Served):
     """``opus serve`` on one SQLite store, stopped and started on one port."""
 
     def __init__(self, folder: Path) -> None:
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.env = {
+        env = {
             **os.environ,
             "PERSISTENCE_MODULE": "eventsourcing.sqlite",
             "SQLITE_DBNAME": str(folder / "events.db"),
             "OPUS_VIEWS_DBNAME": str(folder / "views.db"),
             "OPUS_BOTS": "0",
         }
-        self.env.pop("REDIS_URL", None)
-        self.folder = folder
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [OPUS, "serve", "--port", str(self.port)], cwd=self.folder, env=self.env
-        )
-        wait_until_up(self.base, self.process)
-
-    def stop(self) -> None:
-        if self.process is not None:
-            stop(self.process)
-            self.process = None
+        env.pop("REDIS_URL", None)
+        super().__init__(folder, env)
 
 
 @pytest.fixture

@@ -28,7 +28,8 @@ from werkzeug.wrappers import Request, Response
 from domain.transparency.formats import SignedCheckpoint
 from domain.transparency.note import COSIGNATURE_V1, Signer
 from infra.receipts.witness import origin_hash
-from tests.e2e.test_full_game_http import OPUS, free_port, stop, wait_until_up
+from tests.e2e.test_full_game_http import OPUS, free_port, stop
+from tests.served import Served
 
 NAME = "opus.attacks"
 WAIT = 30.0  # seconds any wait here may take at most
@@ -98,7 +99,7 @@ class WitnessProcess:
         return list(answer.json()["refused"]) if answer.ok else []
 
 
-class ServerProcess:
+class ServerProcess(Served):
     """``opus serve`` over its own SQLite store, its key (and the signer's
     state beside it) in ``keys/``, asking ``witness`` to cosign."""
 
@@ -107,9 +108,7 @@ class ServerProcess:
         (folder / "keys").mkdir(parents=True, exist_ok=True)
         self.key_file = folder / "keys" / "receipts.key"
         self.key_file.write_text(key.to_text())
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.env = {
+        env = {
             **os.environ,
             "PERSISTENCE_MODULE": "eventsourcing.sqlite",
             "SQLITE_DBNAME": str(folder / "events.db"),
@@ -120,24 +119,8 @@ class ServerProcess:
             "OPUS_BOTS": "0",
             "OPUS_RATE_LIMIT": "0",
         }
-        self.env.pop("REDIS_URL", None)
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        with open(self.folder / "server.log", "ab") as log:
-            self.process = subprocess.Popen(
-                [OPUS, "serve", "--port", str(self.port)],
-                cwd=self.folder,
-                env=self.env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        wait_until_up(self.base, self.process)
-
-    def stop(self) -> None:
-        if self.process is not None:
-            stop(self.process)
-            self.process = None
+        env.pop("REDIS_URL", None)
+        super().__init__(folder, env)
 
     def global_size(self) -> int:
         answer = requests.get(f"{self.base}/receipts/checkpoint", timeout=10)

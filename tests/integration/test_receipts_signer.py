@@ -42,7 +42,8 @@ from infra.receipts.globallog import MemoryGlobalStore, Sequencer
 from infra.receipts.publisher import Publisher
 from infra.receipts.settings import Witness
 from infra.receipts.signed import SignerState
-from tests.e2e.test_full_game_http import OPUS, free_port, stop, wait_until_up
+from tests.e2e.test_full_game_http import OPUS
+from tests.served import Served
 from tests.settings import connect_test_postgres, test_postgres_env
 
 WAIT = 20.0  # seconds any wait here may take at most
@@ -169,13 +170,11 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     made.close()
 
 
-class Server:
+class Server(Served):
     """``opus serve`` on the store, its key and the signer's state in ``keys/``."""
 
     def __init__(self, folder: Path, store: Store) -> None:
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.env = {
+        env = {
             **os.environ,
             **store.env,
             "OPUS_VIEWS_DBNAME": str(folder / "views.db"),
@@ -185,25 +184,8 @@ class Server:
             "OPUS_BOTS": "0",
             "OPUS_RATE_LIMIT": "0",
         }
-        self.env.pop("REDIS_URL", None)
-        self.folder = folder
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        with open(self.folder / "server.log", "ab") as log:
-            self.process = subprocess.Popen(
-                [OPUS, "serve", "--port", str(self.port)],
-                cwd=self.folder,
-                env=self.env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        wait_until_up(self.base, self.process)
-
-    def stop(self) -> None:
-        if self.process is not None:
-            stop(self.process)
-            self.process = None
+        env.pop("REDIS_URL", None)
+        super().__init__(folder, env)
 
     def opus(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
