@@ -6,29 +6,12 @@ anew does not change it."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-from pathlib import Path
-
-import pytest
-import yaml
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.integration.test_compose_file import NO_COMPOSE, compose_config
 
 
-@pytest.mark.skipif(
-    shutil.which("docker-compose") is None,
-    reason="docker-compose is not installed (.ci/run installs it: apt-get install docker-compose)",
-)
+@NO_COMPOSE
 def test_the_layout_runs_the_services_own_witness() -> None:
-    checked = subprocess.run(
-        ["docker-compose", "-f", str(ROOT / "docker-compose.yml"), "config"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert checked.returncode == 0, checked.stderr
-    config = yaml.safe_load(checked.stdout)
+    config = compose_config()
     witness = config["services"]["witness"]
     command = witness["command"]
     assert command[:2] == ["opus", "witness"]
