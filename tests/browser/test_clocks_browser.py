@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.browser.test_table_reconnect_browser import Service, bearer, wait_for
+from tests.browser.test_table_reconnect_browser import Service, bearer, game_of, wait_for
 from tests.moves_http import kind_of, move_request
 
 CHROMIUM = shutil.which("chromium")
@@ -27,7 +27,6 @@ if CHROMIUM is None and not os.environ.get("OPUS_REQUIRE_BROWSER"):
 from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
 pytestmark = pytest.mark.browser
-ORGANISER = "c" * 43
 SECOND = 1_000_000
 
 
@@ -50,19 +49,7 @@ def browser() -> Iterator[Browser]:
 
 
 def timed_game(base: str, clock: dict[str, Any]) -> tuple[str, list[str]]:
-    made = requests.post(
-        f"{base}/games", json={"clock": clock}, headers=bearer(ORGANISER), timeout=10
-    )
-    assert made.status_code == 201, made.text
-    game = made.json()["game_id"]
-    tokens = []
-    for n in (1, 2):
-        joined = requests.post(f"{base}/games/{game}/players", json={"name": f"P{n}"}, timeout=10)
-        assert joined.status_code == 201, joined.text
-        tokens.append(joined.json()["token"])
-    started = requests.post(f"{base}/games/{game}/start", headers=bearer(ORGANISER), timeout=10)
-    assert started.status_code == 200, started.text
-    return game, tokens
+    return game_of(base, {"clock": clock})
 
 
 def end_turn(base: str, game: str, token: str) -> None:

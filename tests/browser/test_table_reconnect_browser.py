@@ -58,8 +58,10 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def game_of(base: str) -> tuple[str, list[str]]:
-    made = requests.post(f"{base}/games", json={}, headers=bearer(ORGANISER), timeout=10)
+def game_of(base: str, body: dict[str, Any] | None = None) -> tuple[str, list[str]]:
+    """A started two-seat game (``body``: the create's, a clock say); its
+    id and the seats' tokens."""
+    made = requests.post(f"{base}/games", json=body or {}, headers=bearer(ORGANISER), timeout=10)
     assert made.status_code == 201, made.text
     game = made.json()["game_id"]
     tokens = []
